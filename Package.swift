@@ -1,0 +1,51 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "tk-agent",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "tk-agent", targets: ["tk-agent"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
+        .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
+        .target(
+            name: "TKCore",
+            dependencies: [
+                "CInotify",
+                "CMark",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("Advisors/Resources")],
+            swiftSettings: [
+                .enableUpcomingFeature("ExistentialAny"),
+            ]
+        ),
+        .executableTarget(
+            name: "tk-agent",
+            dependencies: [
+                "TKCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.enableUpcomingFeature("ExistentialAny")]
+        ),
+        .testTarget(
+            name: "TKCoreTests",
+            dependencies: ["TKCore"],
+            resources: [.copy("Fixtures")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,6 @@
+#ifndef TK_CMARK_SHIM_H
+#define TK_CMARK_SHIM_H
+#include <cmark-gfm.h>
+#include <cmark-gfm-extension_api.h>
+#include <cmark-gfm-core-extensions.h>
+#endif

@@ -1,0 +1,53 @@
+import GRDB
+
+extension AppDatabase {
+    /// Projects, documents and the FTS5 index (external content over `document`).
+    static func registerFoundationMigrations(_ m: inout DatabaseMigrator) {
+        m.registerMigration("v1-foundation") { db in
+            try db.execute(sql: """
+                CREATE TABLE project (
+                    id INTEGER PRIMARY KEY,
+                    path BLOB NOT NULL UNIQUE,
+                    added_at TEXT NOT NULL
+                );
+                CREATE TABLE document (
+                    id INTEGER PRIMARY KEY,
+                    project_id INTEGER NOT NULL REFERENCES project(id) ON DELETE CASCADE,
+                    path BLOB NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    ctime_ns INTEGER NOT NULL,
+                    inode INTEGER NOT NULL,
+                    sha256 TEXT NOT NULL,
+                    words INTEGER NOT NULL,
+                    title TEXT NOT NULL,
+                    headings TEXT NOT NULL,
+                    tags TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    indexed_at TEXT NOT NULL,
+                    UNIQUE(project_id, path)
+                );
+                CREATE VIRTUAL TABLE document_fts USING fts5(
+                    title, headings, tags, body,
+                    content='document', content_rowid='id',
+                    tokenize='porter unicode61 remove_diacritics 2', prefix='2 3'
+                );
+                INSERT INTO document_fts(document_fts, rank) VALUES('rank', 'bm25(10.0, 4.0, 4.0, 1.0)');
+                CREATE TRIGGER document_ai AFTER INSERT ON document BEGIN
+                    INSERT INTO document_fts(rowid, title, headings, tags, body)
+                    VALUES (new.id, new.title, new.headings, new.tags, new.body);
+                END;
+                CREATE TRIGGER document_ad AFTER DELETE ON document BEGIN
+                    INSERT INTO document_fts(document_fts, rowid, title, headings, tags, body)
+                    VALUES ('delete', old.id, old.title, old.headings, old.tags, old.body);
+                END;
+                CREATE TRIGGER document_au AFTER UPDATE OF title, headings, tags, body ON document BEGIN
+                    INSERT INTO document_fts(document_fts, rowid, title, headings, tags, body)
+                    VALUES ('delete', old.id, old.title, old.headings, old.tags, old.body);
+                    INSERT INTO document_fts(rowid, title, headings, tags, body)
+                    VALUES (new.id, new.title, new.headings, new.tags, new.body);
+                END;
+                """)
+        }
+    }
+}

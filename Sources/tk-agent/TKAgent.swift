@@ -1,0 +1,20 @@
+import ArgumentParser
+import TKCore
+
+@main
+struct TKAgent: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tk-agent",
+        abstract: "A writing agent that watches your markdown, indexes it and reviews it.",
+        version: TKVersion.string,
+        groupedSubcommands: [
+            CommandGroup(name: "Agent", subcommands: [Run.self, Watch.self, Status.self, Index.self]),
+            CommandGroup(name: "Find", subcommands: [Search.self, Documents.self]),
+            CommandGroup(name: "Review", subcommands: [
+                Check.self, Review.self, Suggestions.self, Accept.self, Skip.self, Edit.self, Journey.self, Usage.self,
+            ]),
+            CommandGroup(name: "Write", subcommands: [Suggest.self, Council.self, Ask.self, Pipe.self, Export.self]),
+            CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self]),
+        ]
+    )
+}

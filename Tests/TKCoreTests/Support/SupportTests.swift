@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+@Suite struct SHA256Tests {
+    @Test("known vectors", arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+    ])
+    func vectors(input: String, expected: String) {
+        #expect(SHA256Digest.hex(Array(input.utf8)) == expected)
+    }
+
+    @Test func millionA() {
+        #expect(SHA256Digest.hex([UInt8](repeating: 97, count: 1_000_000))
+            == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
+
+@Suite struct PathBytesTests {
+    @Test func nfcAndNfdAreDistinct() {
+        let nfc = PathBytes("caf\u{e9}.md")
+        let nfd = PathBytes("cafe\u{301}.md")
+        #expect(nfc != nfd)
+        #expect(Set([nfc, nfd]).count == 2)
+    }
+
+    @Test func relative() {
+        let root = PathBytes("/a/b")
+        #expect(PathBytes("/a/b/c/d.md").relative(to: root) == PathBytes("c/d.md"))
+        #expect(PathBytes("/a/bc/d.md").relative(to: root) == nil)
+        #expect(PathBytes("/a/b/c/d.md").parent == PathBytes("/a/b/c"))
+    }
+}
+
+@Suite struct ConfigurationTests {
+    @Test func defaultsDecode() throws {
+        let c = Configuration.defaults
+        #expect(c.watch.settleMs == 300)
+        #expect(c.review.dailyBudgetUsd == 1.0)
+        #expect(c.providers.anthropic.model == "claude-sonnet-4-6")
+    }
+
+    @Test func layersAndSources() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tkcfg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let user = dir.appendingPathComponent("config.json")
+        try Data(#"{"review": {"quiet_seconds": 5}, "watch": {"settle_ms": "oops"}}"#.utf8).write(to: user)
+        let paths = Paths(userConfig: PathBytes(user.path), configDirectory: PathBytes(dir.path),
+                          dataDirectory: PathBytes(dir.path), runtimeDirectory: PathBytes(dir.path))
+        let loaded = ConfigurationLoader.load(paths: paths, environment: ["TK_MODEL": "m1"])
+        // A wrong type makes the whole user layer be ignored with a clear problem.
+        #expect(loaded.config.review.quietSeconds == 60)
+        #expect(loaded.problems.count == 1)
+        #expect(loaded.problems[0].contains("watch.settle_ms must be a number"))
+        #expect(loaded.config.model == "m1")
+        #expect(loaded.sources["model"] == .env)
+    }
+}
