@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import TKCore
 
 extension TKAgent {
@@ -7,9 +8,34 @@ extension TKAgent {
             commandName: "documents",
             abstract: "List the indexed documents."
         )
+        @Option(name: .long, help: "Only this project folder.", completion: .directory) var project: String?
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            throw CLIError("documents: not implemented yet")
+            let db = try openDatabase()
+            let summaries = try db.documentSummaries(project: project.map { FileSystem.absolute($0) })
+            if output.json {
+                print(JSON.string(summaries))
+                return
+            }
+            if summaries.isEmpty {
+                printError("no documents indexed yet: run `tk-agent index PATH` or `tk-agent run`")
+                return
+            }
+            var lastProject = ""
+            for s in summaries {
+                if s.project != lastProject { print(s.project); lastProject = s.project }
+                let stage = s.stage.map { "  [\($0)]" } ?? ""
+                let pending = s.pendingSuggestions > 0 ? "  \(s.pendingSuggestions) pending" : ""
+                print("  \(s.path)  \(s.title)  (\(s.words) words)\(stage)\(pending)")
+            }
         }
+    }
+}
+
+/// Opens the shared database with one clear error line when it cannot.
+func openDatabase() throws -> AppDatabase {
+    do { return try AppDatabase.open(paths: Paths.resolve()) } catch {
+        throw CLIError("cannot open the index database in \(Paths.resolve().dataDirectory.display): \(error)")
     }
 }

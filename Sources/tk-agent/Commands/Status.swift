@@ -1,15 +1,26 @@
 import ArgumentParser
+import Foundation
 import TKCore
 
 extension TKAgent {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Show what the agent is doing."
+            abstract: "Show what the agent is doing (index facts when it is not running)."
         )
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            throw CLIError("status: not implemented yet")
+            let paths = Paths.resolve()
+            let snapshot: StatusSnapshot
+            if let live = StatusReporter.live(paths: paths) {
+                snapshot = live
+            } else {
+                let loaded = ConfigurationLoader.load(paths: paths)
+                let db = try? AppDatabase.open(paths: paths)
+                snapshot = StatusReporter.offline(paths: paths, loaded: loaded, database: db)
+            }
+            print(output.json ? JSON.string(snapshot) : snapshot.text(color: stdoutIsColorTerminal))
         }
     }
 }

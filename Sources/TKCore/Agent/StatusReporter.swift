@@ -1,0 +1,44 @@
+import Foundation
+
+/// Builds `tk-agent status`: the running agent's live snapshot, or index facts when it is not running.
+public enum StatusReporter {
+    /// The live snapshot written by a running agent, with uptime brought up to date.
+    public static func live(paths: Paths, now: Date = Date()) -> StatusSnapshot? {
+        guard let pid = AgentLock.runningPID(paths: paths) else { return nil }
+        guard let bytes = try? FileSystem.read(paths.statusFile, limit: 8 << 20),
+              var snap = try? JSON.decode(StatusSnapshot.self, from: bytes)
+        else {
+            return StatusSnapshot(running: true, pid: pid > 0 ? pid : nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
+                                  projects: [], index: .init(documents: 0, pending: 0),
+                                  problems: ["the agent is starting (no status yet)"])
+        }
+        snap.running = true
+        if let started = snap.startedAt.flatMap(RFC3339.date) { snap.uptimeS = max(0, Int(now.timeIntervalSince(started))) }
+        return snap
+    }
+
+    /// Index facts from the database and configuration when no agent runs.
+    public static func offline(paths: Paths, loaded: LoadedConfiguration, database: AppDatabase?) -> StatusSnapshot {
+        var problems = loaded.problems
+        var perProject: [PathBytes: Int] = [:]
+        var total = 0
+        if let database {
+            do {
+                let c = try database.counts()
+                perProject = c.perProject
+                total = c.documents
+            } catch { problems.append("database: \(error)") }
+        }
+        var roots = ProjectRegistry.configured(loaded.config)
+        for r in perProject.keys.sorted() where !roots.contains(r) { roots.append(r) }
+        let projects = roots.map { r -> StatusSnapshot.Project in
+            var pp: [String] = []
+            if FileSystem.lstatIfExists(r)?.kind != .directory { pp.append("folder missing") }
+            return .init(path: r.display, documents: perProject[r] ?? 0, watching: false, problems: pp)
+        }
+        var snap = StatusSnapshot(running: false, pid: nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
+                                  projects: projects, index: .init(documents: total, pending: 0), problems: problems)
+        snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
+        return snap
+    }
+}

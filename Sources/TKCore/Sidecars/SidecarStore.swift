@@ -1,0 +1,89 @@
+import Foundation
+
+/// Reads and writes `tk.review/1` sidecars under `<project>/.tk/`, atomically and only on change.
+public struct SidecarStore: Sendable {
+    public let now: Now
+
+    public init(now: Now = .system) { self.now = now }
+
+    public enum ReadResult: Sendable {
+        case missing
+        case ok(ReviewSidecar, bytes: [UInt8])
+        /// The file exists but is not a valid sidecar (edited or broken by hand, or by a sync tool).
+        case broken(String, bytes: [UInt8])
+    }
+
+    /// Reads a document's sidecar.
+    public func read(project: PathBytes, document rel: PathBytes) -> ReadResult {
+        let path = ReviewSidecar.path(project: project, document: rel)
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: 64 << 20) } catch {
+            if error.isNotFound { return .missing }
+            return .broken("cannot read \(path.display): \(error)", bytes: [])
+        }
+        do {
+            let s = try JSON.decode(ReviewSidecar.self, from: bytes)
+            guard s.schema == ReviewSidecar.schemaID else {
+                return .broken("\(path.display): unknown schema \(s.schema)", bytes: bytes)
+            }
+            return .ok(s, bytes: bytes)
+        } catch {
+            return .broken("\(path.display): not a valid tk.review/1 sidecar (\(ConfigurationLoader.describeDecodingError(error)))", bytes: bytes)
+        }
+    }
+
+    /// The bytes a sidecar is written as.
+    public static func encode(_ sidecar: ReviewSidecar) throws -> [UInt8] { try JSON.encode(sidecar) }
+
+    /// Writes a sidecar unless the file already says the same (ignoring `updated_at`).
+    /// - Returns: the bytes written, or nil when nothing changed.
+    @discardableResult
+    public func write(project: PathBytes, document rel: PathBytes, _ sidecar: ReviewSidecar, existing: [UInt8]? = nil) throws -> [UInt8]? {
+        let path = ReviewSidecar.path(project: project, document: rel)
+        let current = existing ?? (try? FileSystem.read(path, limit: 64 << 20))
+        var candidate = sidecar
+        if let current, let old = try? JSON.decode(ReviewSidecar.self, from: current) {
+            candidate.updatedAt = old.updatedAt
+            if try Self.encode(candidate) == current { return nil }
+        }
+        candidate.updatedAt = RFC3339.string(now.date())
+        let bytes = try Self.encode(candidate)
+        try FileSystem.makeDirectories(path.parent, mode: 0o755)
+        try FileSystem.writeAtomically(bytes, to: path, mode: 0o644)
+        return bytes
+    }
+
+    /// Removes a document's sidecar and the `.tk/` subfolders it leaves empty.
+    public func remove(project: PathBytes, document rel: PathBytes) {
+        let path = ReviewSidecar.path(project: project, document: rel)
+        try? FileSystem.remove(path)
+        pruneEmptyFolders(from: path.parent, project: project)
+    }
+
+    /// Moves a sidecar along with its renamed document.
+    public func move(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
+        let from = ReviewSidecar.path(project: project, document: old)
+        let to = ReviewSidecar.path(project: project, document: new)
+        guard FileSystem.lstatIfExists(from) != nil else { return }
+        try FileSystem.makeDirectories(to.parent, mode: 0o755)
+        try FileSystem.rename(from, to: to)
+        pruneEmptyFolders(from: from.parent, project: project)
+    }
+
+    /// Keeps a copy of a sidecar that was broken or edited by hand: `<name>.review.json.bak`.
+    public func backUp(project: PathBytes, document rel: PathBytes, bytes: [UInt8]) throws -> PathBytes {
+        var bak = ReviewSidecar.path(project: project, document: rel)
+        bak = PathBytes(bak.bytes + Array(".bak".utf8))
+        try FileSystem.writeAtomically(bytes, to: bak, mode: 0o644)
+        return bak
+    }
+
+    private func pruneEmptyFolders(from start: PathBytes, project: PathBytes) {
+        let tk = project.appending(".tk")
+        var dir = start
+        while dir.isWithin(tk), dir != tk {
+            if !FileSystem.removeEmptyDirectory(dir) { break }
+            dir = dir.parent
+        }
+    }
+}

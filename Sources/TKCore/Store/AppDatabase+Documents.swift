@@ -1,0 +1,157 @@
+import Foundation
+import GRDB
+
+extension AppDatabase {
+    /// The id of a project root, inserting it when new.
+    public func projectID(for root: PathBytes, now: Date = Date()) throws -> Int64 {
+        try writer.write { db in
+            if let id = try Int64.fetchOne(db, sql: "SELECT id FROM project WHERE path = ?", arguments: [Data(root.bytes)]) {
+                return id
+            }
+            try db.execute(sql: "INSERT INTO project(path, added_at) VALUES (?, ?)",
+                           arguments: [Data(root.bytes), RFC3339.string(now)])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// Every project root known to the index, with its id.
+    public func projects() throws -> [(id: Int64, root: PathBytes)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, path FROM project ORDER BY path").map { row in
+                (id: row["id"], root: PathBytes(Array(row["path"] as Data)))
+            }
+        }
+    }
+
+    /// Forgets a project and its documents.
+    public func removeProject(_ root: PathBytes) throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM project WHERE path = ?", arguments: [Data(root.bytes)])
+        }
+    }
+
+    /// The fingerprints of a project's documents, optionally only those under a relative folder.
+    public func fingerprints(projectID: Int64, under folder: PathBytes? = nil) throws -> [PathBytes: Fingerprint] {
+        try writer.read { db in
+            var sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ?"
+            var args: StatementArguments = [projectID]
+            if let folder, !folder.isEmpty {
+                let (lo, hi) = Self.prefixBounds(folder)
+                sql += " AND path >= ? AND path < ?"
+                args += [Data(lo), Data(hi)]
+            }
+            var out: [PathBytes: Fingerprint] = [:]
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: args)
+            while let row = try rows.next() {
+                out[PathBytes(Array(row["path"] as Data))] = Fingerprint(
+                    size: row["size"], mtimeNs: row["mtime_ns"], ctimeNs: row["ctime_ns"],
+                    inode: row["inode"], sha256: row["sha256"])
+            }
+            return out
+        }
+    }
+
+    /// The fingerprint of one document, if indexed.
+    public func fingerprints(projectID: Int64, exact path: PathBytes) throws -> Fingerprint? {
+        try writer.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ? AND path = ?
+                """, arguments: [projectID, Data(path.bytes)]) else { return nil }
+            return Fingerprint(size: row["size"], mtimeNs: row["mtime_ns"], ctimeNs: row["ctime_ns"],
+                               inode: row["inode"], sha256: row["sha256"])
+        }
+    }
+
+    /// The byte bounds `[folder/, folder0)` that select every path below `folder`.
+    static func prefixBounds(_ folder: PathBytes) -> ([UInt8], [UInt8]) {
+        var lo = folder.bytes
+        if lo.last != UInt8(ascii: "/") { lo.append(UInt8(ascii: "/")) }
+        var hi = lo
+        hi[hi.count - 1] = UInt8(ascii: "/") + 1
+        return (lo, hi)
+    }
+
+    /// Writes parsed documents (insert or update) and removes deleted paths, in one transaction.
+    public func apply(projectID: Int64, upserts: [IndexedDocument], statOnly: [(PathBytes, FileStat)] = [],
+                      deletions: [PathBytes] = [], now: Date = Date()) throws {
+        if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty { return }
+        let stamp = RFC3339.string(now)
+        try writer.write { db in
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(project_id, path) DO UPDATE SET
+                    size = excluded.size, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
+                    inode = excluded.inode, sha256 = excluded.sha256, words = excluded.words,
+                    title = excluded.title, headings = excluded.headings, tags = excluded.tags,
+                    body = excluded.body, indexed_at = excluded.indexed_at
+                """)
+            for d in upserts {
+                try upsert.execute(arguments: [
+                    projectID, Data(d.relativePath.bytes), d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs,
+                    Int64(bitPattern: d.stat.inode), d.sha256, d.words, d.title,
+                    d.headings.joined(separator: "\n"), d.tags.joined(separator: " "), d.body, stamp,
+                ])
+            }
+            let touch = try db.cachedStatement(sql: """
+                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ?
+                """)
+            for (path, st) in statOnly {
+                try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
+            }
+            let del = try db.cachedStatement(sql: "DELETE FROM document WHERE project_id = ? AND path = ?")
+            for path in deletions { try del.execute(arguments: [projectID, Data(path.bytes)]) }
+        }
+    }
+
+    /// The documents (`documents --json`), optionally of one project, in path order.
+    public func documentSummaries(project: PathBytes? = nil) throws -> [DocumentSummary] {
+        try writer.read { db in
+            var sql = """
+                SELECT project.path AS root, document.path, document.sha256, document.words,
+                       document.title, document.indexed_at
+                FROM document JOIN project ON project.id = document.project_id
+                """
+            var args: StatementArguments = []
+            if let project { sql += " WHERE project.path = ?"; args += [Data(project.bytes)] }
+            sql += " ORDER BY project.path, document.path"
+            return try Row.fetchAll(db, sql: sql, arguments: args).map { row in
+                DocumentSummary(
+                    project: PathBytes(Array(row["root"] as Data)).display,
+                    path: PathBytes(Array(row["path"] as Data)).display,
+                    sha256: row["sha256"], words: row["words"], title: row["title"],
+                    stage: nil, pendingSuggestions: 0, indexedAt: row["indexed_at"])
+            }
+        }
+    }
+
+    /// One document row by project and relative path.
+    public func document(projectID: Int64, path: PathBytes) throws -> DocumentRecord? {
+        try writer.read { db in
+            try DocumentRecord.fetchOne(db, sql: "SELECT * FROM document WHERE project_id = ? AND path = ?",
+                                        arguments: [projectID, Data(path.bytes)])
+        }
+    }
+
+    /// How many documents and projects are indexed.
+    public func counts() throws -> (documents: Int, projects: Int, perProject: [PathBytes: Int]) {
+        try writer.read { db in
+            var per: [PathBytes: Int] = [:]
+            var total = 0
+            for row in try Row.fetchAll(db, sql: """
+                SELECT project.path AS root, COUNT(document.id) AS n FROM project
+                LEFT JOIN document ON document.project_id = project.id GROUP BY project.id
+                """) {
+                let n: Int = row["n"]
+                per[PathBytes(Array(row["root"] as Data))] = n
+                total += n
+            }
+            return (total, per.count, per)
+        }
+    }
+
+    /// Merges FTS5 segments after a bulk load (cheap when there is little to do).
+    public func optimizeIndex() throws {
+        try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')") }
+    }
+}
