@@ -1,0 +1,205 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+private func doc(_ s: String, name: String = "note.md") -> MarkdownDocument {
+    MarkdownDocument(bytes: Array(s.utf8), fileName: name)
+}
+
+/// The prose of every block joined, masks replaced by one space.
+private func prose(_ d: MarkdownDocument) -> [String] {
+    d.proseBlocks.map { $0.plainText(in: d.bytes) }
+}
+
+@Suite struct LineIndexTests {
+    @Test func positions() {
+        let bytes = Array("ab\ncé d\n\nx".utf8)
+        let li = LineIndex(bytes)
+        #expect(li.position(ofByte: 0) == (1, 1))
+        #expect(li.position(ofByte: 2) == (1, 3))
+        #expect(li.position(ofByte: 3) == (2, 1))
+        // "cé d": é is two bytes, so byte 6 ("space") is the 3rd scalar.
+        #expect(li.position(ofByte: 6) == (2, 3))
+        #expect(li.position(ofByte: 7) == (2, 4))
+        #expect(li.position(ofByte: 10) == (4, 1))
+        #expect(li.position(ofByte: 999) == (4, 2))
+        #expect(li.endOfLine(2) == 8)
+    }
+
+    @Test func crlf() {
+        let li = LineIndex(Array("a\r\nb".utf8))
+        #expect(li.endOfLine(1) == 1)
+        #expect(li.position(ofByte: 3) == (2, 1))
+    }
+}
+
+@Suite struct FrontMatterTests {
+    @Test func parsesTitleTagsAndTK() {
+        let text = """
+        ---
+        title: My Post
+        tags: [a, b]
+        tk:
+          story_type: blog_personal
+          advisors: [creative_writer, editor]
+          draft_stage: middle
+          review: false
+        ---
+        # Heading
+
+        Body text here.
+        """
+        let d = doc(text)
+        #expect(d.frontMatterProblem == nil)
+        #expect(d.frontMatter.title == "My Post")
+        #expect(d.frontMatter.tags == ["a", "b"])
+        #expect(d.frontMatter.tk == TKBlock(storyType: "blog_personal", advisors: ["creative_writer", "editor"],
+                                            draftStage: "middle", review: false))
+        #expect(d.title == "My Post")
+        let fmEnd = text.utf8.count - "# Heading\n\nBody text here.".utf8.count
+        #expect(d.frontMatter.range == 0..<fmEnd)
+        #expect(d.headings == ["Heading"])
+        #expect(d.wordCount == 4)
+        // searchBody keeps line structure but blanks the YAML.
+        #expect(d.searchBody.utf8.count == text.utf8.count)
+        #expect(!d.searchBody.contains("blog_personal"))
+        #expect(d.searchBody.split(separator: "\n", omittingEmptySubsequences: false).count
+            == text.split(separator: "\n", omittingEmptySubsequences: false).count)
+    }
+
+    @Test func dotsCloseAndCommaLists() {
+        let d = doc("---\ntags: x, y\ntk:\n  advisors: editor, general\n...\nText.\n")
+        #expect(d.frontMatter.tags == ["x", "y"])
+        #expect(d.frontMatter.tk.advisors == ["editor", "general"])
+        #expect(prose(d) == ["Text."])
+    }
+
+    @Test func brokenYAMLIsOneLineProblem() {
+        let d = doc("---\ntitle: [unclosed\n---\nHello world.\n")
+        let problem = d.frontMatterProblem ?? ""
+        #expect(!problem.isEmpty)
+        #expect(!problem.contains("\n"))
+        #expect(problem.contains("line"))
+        #expect(d.frontMatter.range == 0..<25)
+        #expect(prose(d) == ["Hello world."])
+        #expect(d.title == "note")
+    }
+
+    @Test func unclosedFenceIsNotFrontMatter() {
+        let d = doc("---\ntitle: x\n\nBody.\n")
+        #expect(d.frontMatter.range == 0..<0)
+        #expect(d.frontMatterProblem == nil)
+    }
+
+    @Test func notAMapping() {
+        let d = doc("---\n- a\n- b\n---\nx\n")
+        #expect(d.frontMatterProblem != nil)
+    }
+}
+
+@Suite struct MarkdownDocumentTests {
+    @Test func titleFallbacks() {
+        #expect(doc("Some text.\n\n## Second\n", name: "dir/my.notes.md").title == "Second")
+        #expect(doc("Some text.\n", name: "dir/my.notes.md").title == "my.notes")
+        #expect(doc("", name: "x.markdown").title == "x")
+    }
+
+    @Test func codeHTMLAndTablesAreNotProse() {
+        let text = """
+        Intro paragraph.
+
+        ```swift
+        let very = 1
+        ```
+
+            indented code
+
+        <div>
+        html block
+        </div>
+
+        | a | b |
+        |---|---|
+        | c | d |
+
+        - item one
+        - item two
+
+        > quoted line
+        > second line
+        """
+        let d = doc(text)
+        #expect(prose(d) == ["Intro paragraph.", "item one", "item two", "quoted line\n second line"])
+        #expect(d.proseBlocks.map(\.inListItem) == [false, true, true, false])
+        #expect(d.proseBlocks.map(\.inBlockQuote) == [false, false, false, true])
+        #expect(d.wordCount == 10)
+    }
+
+    @Test func inlineMasks() {
+        let d = doc("Use `code here` and [a link](http://x.y/z \"t\") or <https://a.b> see https://example.com/p. <b>bold</b> [ref][r] <!-- note -->\n")
+        #expect(prose(d) == ["Use   and [a link]  or   see  .  bold  [ref]   "])
+        let kinds = d.proseBlocks[0].masks.map(\.kind)
+        #expect(kinds == [.code, .link, .url, .url, .html, .html, .link, .html])
+        #expect(d.htmlComments.count == 1)
+    }
+
+    @Test func headingMarkers() {
+        let d = doc("## Title here ##\n\nSetext head\n===\n")
+        #expect(prose(d) == [" Title here", "Setext head "])
+        #expect(d.headings == ["Title here", "Setext head"])
+        #expect(d.proseBlocks.map(\.headingLevel) == [2, 1])
+    }
+
+    @Test func blockRangesAreOriginalOffsets() {
+        let text = "---\ntitle: é\n---\n\nCafé au lait.\n\n- Ünïcode item\n"
+        let d = doc(text)
+        let b = d.proseBlocks.map { d.text($0.range) }
+        #expect(b == ["Café au lait.", "Ünïcode item"])
+        #expect(d.proseBlocks[0].line == 5)
+        #expect(d.proseBlocks[1].line == 7)
+    }
+
+    @Test func htmlBlockComments() {
+        let d = doc("<!-- tk-ignore -->\nText.\n<!-- tk-end-ignore -->\n\nMore.\n")
+        #expect(d.htmlComments.map { d.text($0) } == ["<!-- tk-ignore -->", "<!-- tk-end-ignore -->"])
+    }
+
+    static let oddInputs: [[UInt8]] = {
+        var inputs: [[UInt8]] = [[], [0], [0xFF, 0xFE, 10, 35, 32, 0xC3]]
+        let texts: [String] = ["---", "---\n", "\r\r\n\r`", "- [ ]", "# \n==\n", "<!--", "[x]: ", "a](",
+                               "> \n>\n> ```\n", "---\n---\n", "\u{FEFF}hi", "`a", "<a href='x", "http://"]
+        for t in texts { inputs.append(Array(t.utf8)) }
+        return inputs
+    }()
+
+    @Test("never crashes on odd bytes", arguments: oddInputs)
+    func oddBytes(_ bytes: [UInt8]) {
+        let d = MarkdownDocument(bytes: bytes, fileName: "x.md")
+        for b in d.proseBlocks {
+            #expect(b.range.lowerBound >= 0 && b.range.upperBound <= bytes.count)
+            for m in b.masks { #expect(m.range.lowerBound >= b.range.lowerBound && m.range.upperBound <= b.range.upperBound) }
+        }
+    }
+
+    @Test func invalidUTF8KeepsOffsets() {
+        var bytes = Array("Bad ".utf8)
+        bytes.append(0xFF)
+        bytes.append(contentsOf: Array(" byte.\n\nNext para.\n".utf8))
+        let d = MarkdownDocument(bytes: bytes, fileName: "x.md")
+        #expect(d.proseBlocks.count == 2)
+        #expect(d.text(d.proseBlocks[1].range) == "Next para.")
+    }
+
+    @Test func speed() {
+        var text = "---\ntitle: t\n---\n"
+        for i in 0..<2000 {
+            text += "## Section \(i)\n\nThis is a paragraph with `code`, a [link](http://example.com) and some *emphasis* in it. "
+            text += "It goes on for a while so that there is text to parse.\n\n- item\n- item two\n\n```\ncode\n```\n\n"
+        }
+        let bytes = Array(text.utf8)
+        let clock = ContinuousClock()
+        let t = clock.measure { _ = MarkdownDocument(bytes: bytes, fileName: "x.md") }
+        // ~450 KB; generous bound for debug builds on a shared machine.
+        #expect(t < .seconds(2))
+    }
+}
