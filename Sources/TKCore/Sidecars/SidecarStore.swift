@@ -3,8 +3,75 @@ import Foundation
 /// Reads and writes `tk.review/1` sidecars under `<project>/.tk/`, atomically and only on change.
 public struct SidecarStore: Sendable {
     public let now: Now
+    /// A lock file shared by every tk-agent process of one data folder, so that the agent and the
+    /// CLI (accept, skip…) never interleave a read-modify-write of the same sidecar.
+    public let lockFile: PathBytes?
 
-    public init(now: Now = .system) { self.now = now }
+    public init(now: Now = .system, lockFile: PathBytes? = nil) {
+        self.now = now
+        self.lockFile = lockFile
+    }
+
+    /// A store whose updates are serialised across processes through `<runtime>/sidecars.lock`.
+    public static func shared(paths: Paths, now: Now = .system) -> SidecarStore {
+        SidecarStore(now: now, lockFile: paths.runtimeDirectory.appending("sidecars.lock"))
+    }
+
+    /// The outcome of `modify`.
+    public struct Outcome: Sendable {
+        /// The sidecar as written (or as it already was).
+        public var sidecar: ReviewSidecar
+        /// Whether the file changed.
+        public var wrote: Bool
+        /// A line for `status` when the file on disk was broken or edited by hand and was rebuilt.
+        public var problem: String?
+    }
+
+    /// Reads, changes and writes a sidecar under the cross-process lock.
+    ///
+    /// A sidecar that does not parse is never silently overwritten: it is kept as `.review.json.bak`
+    /// and `rebuild` provides the state to start from (the database copy, or a fresh sidecar).
+    public func modify(
+        project: PathBytes, document rel: PathBytes,
+        rebuild: () -> ReviewSidecar,
+        _ body: (inout ReviewSidecar) throws -> Void
+    ) throws -> Outcome {
+        try withLock {
+            var problem: String?
+            var existing: [UInt8]?
+            var sidecar: ReviewSidecar
+            switch read(project: project, document: rel) {
+            case .missing:
+                sidecar = rebuild()
+            case .ok(let s, let bytes):
+                sidecar = s
+                existing = bytes
+            case .broken(let message, let bytes):
+                sidecar = rebuild()
+                if !bytes.isEmpty, let bak = try? backUp(project: project, document: rel, bytes: bytes) {
+                    problem = "\(message); kept as \(bak.lastComponent.display) and rebuilt"
+                } else {
+                    problem = message
+                }
+            }
+            try body(&sidecar)
+            let written = try write(project: project, document: rel, sidecar, existing: existing)
+            if let written, let s = try? JSON.decode(ReviewSidecar.self, from: written) { sidecar = s }
+            return Outcome(sidecar: sidecar, wrote: written != nil, problem: problem)
+        }
+    }
+
+    /// Runs `body` holding the exclusive lock (a no-op lock when none is configured).
+    public func withLock<T>(_ body: () throws -> T) throws -> T {
+        guard let lockFile else { return try body() }
+        try? FileSystem.makeDirectories(lockFile.parent, mode: 0o700)
+        let fd = lockFile.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        if fd < 0 { return try body() }
+        defer { close(fd) }
+        while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
 
     public enum ReadResult: Sendable {
         case missing

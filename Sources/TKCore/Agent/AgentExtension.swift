@@ -1,0 +1,41 @@
+import Foundation
+import Logging
+
+/// A part of the agent that reacts to indexed changes and may run work of its own (the review
+/// queue). The agent calls these from its actor; implementations do their own synchronisation.
+public protocol AgentExtension: Sendable {
+    /// Documents of a project changed (after the index and the sidecars were updated).
+    func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async
+    /// Long-running work; returns when the task is cancelled (graceful shutdown).
+    func run() async
+    /// Something outside asked for attention (SIGUSR1 from the CLI, a configuration reload).
+    func wake() async
+    /// Adds this part's facts to the live status (queue, provider, usage).
+    func contribute(to status: inout StatusSnapshot) async
+}
+
+extension AgentExtension {
+    public func run() async {}
+    public func wake() async {}
+    public func contribute(to status: inout StatusSnapshot) async {}
+}
+
+/// Lets an extension tell the agent that its part of the status changed (written within ~100 ms).
+public final class StatusNudge: Sendable {
+    let stream: AsyncStream<Void>
+    private let continuation: AsyncStream<Void>.Continuation
+
+    public init() {
+        (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func nudge() { continuation.yield() }
+    func finish() { continuation.finish() }
+}
+
+/// The extensions `tk-agent run` starts with. The review subsystem registers its queue here.
+public func makeAgentExtensions(
+    paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge
+) -> [any AgentExtension] {
+    []
+}
