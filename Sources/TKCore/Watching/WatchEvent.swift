@@ -1,0 +1,72 @@
+/// What the `TreeWatcher` tells its consumer. Paths are absolute.
+///
+/// Apply them in order. To keep the index equal to disk: settle `changed` paths and then
+/// `lstat`/read them; reconcile the whole subtree of a `rescan` with `DirectoryWalker.walk`;
+/// drop everything below a `removed` folder.
+public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
+    /// A file that may have changed, appeared or disappeared (only document-shaped names).
+    case changed(root: PathBytes, path: PathBytes)
+    /// Reconcile this folder's subtree with disk (startup, new or moved-in folder, overflow,
+    /// periodic safety rescan, watch-limit fallback). `reason` is for logs.
+    case rescan(root: PathBytes, directory: PathBytes, reason: String)
+    /// This folder's subtree is gone from here (moved out, renamed or deleted).
+    case removed(root: PathBytes, directory: PathBytes)
+    /// Something the user should fix, e.g. the inotify watch limit; show it in status.
+    case problem(root: PathBytes, message: String)
+    /// The earlier problem for this root no longer applies.
+    case problemCleared(root: PathBytes)
+
+    /// The project root the event belongs to.
+    public var root: PathBytes {
+        switch self {
+        case .changed(let root, _), .rescan(let root, _, _), .removed(let root, _), .problem(let root, _),
+            .problemCleared(let root):
+            return root
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .changed(_, let path): return "changed \(path.display)"
+        case .rescan(_, let dir, let reason): return "rescan \(dir.display) (\(reason))"
+        case .removed(_, let dir): return "removed \(dir.display)"
+        case .problem(let root, let message): return "problem \(root.display): \(message)"
+        case .problemCleared(let root): return "problem cleared \(root.display)"
+        }
+    }
+}
+
+/// Why a `TreeWatcher` could not start.
+public struct TreeWatcherError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public var errno: InotifyDescriptor.Errno?
+    public init(_ message: String, errno: InotifyDescriptor.Errno? = nil) {
+        self.message = message
+        self.errno = errno
+    }
+    public var description: String { message }
+}
+
+/// Tuning knobs of a `TreeWatcher`; the defaults suit production.
+public struct TreeWatcherOptions: Sendable {
+    /// How often a root is rescanned while its watches are incomplete (watch limit) or it is missing.
+    public var fallbackRescanInterval: Duration = .seconds(60)
+    /// Pretend the kernel's watch limit is this many watches (tests); nil: the real limit.
+    public var maxWatches: Int?
+    /// The shortest gap between two full rescans of a root caused by overflow or an unknown
+    /// watch; it doubles while they keep coming, up to `maxFullRescanGap`.
+    public var minFullRescanGap: Duration = .seconds(1)
+    public var maxFullRescanGap: Duration = .seconds(60)
+    /// Bytes read from the inotify descriptor at a time.
+    public var readBufferSize: Int = 64 * 1024
+
+    public init(
+        fallbackRescanInterval: Duration = .seconds(60), maxWatches: Int? = nil,
+        minFullRescanGap: Duration = .seconds(1), maxFullRescanGap: Duration = .seconds(60)
+    ) {
+        self.fallbackRescanInterval = fallbackRescanInterval
+        self.maxWatches = maxWatches
+        self.minFullRescanGap = minFullRescanGap
+        self.maxFullRescanGap = maxFullRescanGap
+    }
+}
