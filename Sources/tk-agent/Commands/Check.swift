@@ -1,15 +1,168 @@
 import ArgumentParser
+import Foundation
 import TKCore
 
 extension TKAgent {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check",
-            abstract: "Run the quick prose heuristics on files, folders or standard input."
+            abstract: "Run the quick prose heuristics on files, folders or standard input.",
+            discussion: """
+            Folders are searched for .md and .markdown documents (hidden folders and node_modules are \
+            skipped). Use - for standard input. The nearest project's .tk/config.json "heuristics" \
+            settings apply. Silence findings in a document with <!-- tk-ignore --> … <!-- tk-end-ignore -->, \
+            <!-- tk-ignore-next-line --> or <!-- tk-ignore passive,adverb --> (next paragraph).
+            Exit status: 0 ok, 1 a file could not be read, 2 with --strict when anything was found.
+            """
         )
 
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, json, line
+        }
+
+        @Argument(help: "Files, folders, or - for standard input.", completion: .file(extensions: ["md", "markdown"]))
+        var paths: [String] = []
+
+        @Option(name: .long, help: "Output format: text, json or line.")
+        var format: Format?
+
+        @Flag(name: .long, help: "Same as --format json.")
+        var json = false
+
+        @Flag(name: .long, help: "Exit with status 2 when anything is found.")
+        var strict = false
+
+        @Option(name: .customLong("story-type"), help: "Story type for stricter limits (e.g. email_memo).")
+        var storyType: String?
+
+        @Flag(name: .long, help: ArgumentHelp("Print in-process parse and heuristics timings to standard error.",
+                                              visibility: .hidden))
+        var timing = false
+
+        func validate() throws {
+            if let t = storyType, !HeuristicsOptions.storyTypes.contains(t) {
+                throw ValidationError("Unknown story type '\(t)'. Use one of: \(HeuristicsOptions.storyTypes.joined(separator: ", ")).")
+            }
+            if json, let format, format != .json {
+                throw ValidationError("--json and --format \(format.rawValue) disagree; give one of them.")
+            }
+        }
+
         func run() async throws {
-            throw CLIError("check: not implemented yet")
+            var targets = paths
+            if targets.isEmpty {
+                if isatty(STDIN_FILENO) != 0 {
+                    throw ValidationError("Give a FILE, a folder, or - for standard input (e.g. tk-agent check notes/).")
+                }
+                targets = ["-"]
+            }
+            let fmt: Format = json ? .json : (format ?? .text)
+            let cwd = FileManager.default.currentDirectoryPath
+            var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)
+            var report = CheckReport()
+            var failed = false
+
+            let clock = ContinuousClock()
+            var parseTime = Duration.zero
+            var checkTime = Duration.zero
+            var totalWords = 0
+            var totalBytes = 0
+
+            func check(bytes: [UInt8], display: String, project: PathBytes, fileName: String) {
+                let t0 = clock.now
+                let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
+                let t1 = clock.now
+                let (options, problems) = session.options(project: project, document: doc)
+                for p in problems { printError(p) }
+                if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
+                let engine = HeuristicsEngine(options: options)
+                let t2 = clock.now
+                let findings = engine.findings(in: doc)
+                checkTime += clock.now - t2
+                parseTime += t1 - t0
+                totalWords += doc.wordCount
+                totalBytes += bytes.count
+                report.files.append(CheckReport.File(path: display, findings: findings))
+            }
+
+            var stdinDone = false
+            for target in targets {
+                if target == "-" {
+                    if stdinDone { continue }
+                    stdinDone = true
+                    let data = FileHandle.standardInput.readDataToEndOfFile()
+                    let project = CheckSession.projectRoot(startingAt: FileSystem.absolute(cwd))
+                    check(bytes: Array(data), display: "-", project: project, fileName: "stdin.md")
+                    continue
+                }
+                let abs = FileSystem.absolute(target, cwd: cwd)
+                let st: FileStat
+                do { st = try FileSystem.lstat(abs) } catch {
+                    printError("\(target): \(error.isNotFound ? "no such file or folder" : String(cString: strerror(error.code)))")
+                    failed = true
+                    continue
+                }
+                var readPath = abs
+                var kind = st.kind
+                if kind == .symlink, let real = Self.realPath(abs), let rst = FileSystem.lstatIfExists(real) {
+                    readPath = real
+                    kind = rst.kind
+                }
+                switch kind {
+                case .directory:
+                    let (files, problems) = MarkdownFileWalker.documents(under: readPath)
+                    for p in problems { printError(p); failed = true }
+                    for file in files {
+                        let rel = file.relative(to: readPath)?.display ?? file.display
+                        let display = target.hasSuffix("/") ? target + rel : target + "/" + rel
+                        checkFile(file, display: display)
+                    }
+                case .regular:
+                    checkFile(readPath, display: target)
+                default:
+                    printError("\(target): not a regular file or folder; skipped")
+                    failed = true
+                }
+            }
+
+            func checkFile(_ path: PathBytes, display: String) {
+                do {
+                    let bytes = try FileSystem.read(path, limit: 256 << 20)
+                    check(bytes: bytes, display: display, project: CheckSession.projectRoot(forFile: path),
+                          fileName: path.lastComponent.display)
+                } catch {
+                    printError("\(display): cannot read (\(String(cString: strerror(error.code))))")
+                    failed = true
+                }
+            }
+
+            if timing {
+                func secs(_ d: Duration) -> Double {
+                    Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+                }
+                let p = secs(parseTime), c = secs(checkTime)
+                printError("timing: \(totalWords) words, \(totalBytes) bytes; parse \(String(format: "%.2f", p * 1000)) ms"
+                    + " (\(String(format: "%.0f", Double(totalBytes) / max(p, 1e-9) / 1e6)) MB/s); heuristics"
+                    + " \(String(format: "%.2f", c * 1000)) ms (\(String(format: "%.2f", Double(totalWords) / max(c, 1e-9) / 1e6))M words/s)")
+            }
+            switch fmt {
+            case .json:
+                FileHandle.standardOutput.write(Data(try JSON.encode(report)))
+            case .line:
+                FileHandle.standardOutput.write(Data(report.lines().utf8))
+            case .text:
+                FileHandle.standardOutput.write(Data(report.text(color: stdoutIsColorTerminal).utf8))
+            }
+            if failed { throw ExitCode(1) }
+            if strict && report.findingCount > 0 { throw ExitCode(2) }
+        }
+
+        static func realPath(_ p: PathBytes) -> PathBytes? {
+            p.withCString { c in
+                guard let r = realpath(c, nil) else { return nil }
+                defer { free(r) }
+                return PathBytes(String(cString: r))
+            }
         }
     }
 }

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Finds the markdown documents under a folder for `tk-agent check`.
+///
+/// Same rules as the contract's "document": `.md`/`.markdown`, no hidden component, nothing under
+/// `node_modules`, no editor temporary names, symbolic links not followed.
+/// (A stand-in until the watcher's `DirectoryWalker` is shared.)
+public enum MarkdownFileWalker {
+    /// Whether a file name is a markdown document name.
+    public static func isDocumentName(_ name: PathBytes) -> Bool {
+        !isIgnoredName(name) && (name.hasSuffix(".md") || name.hasSuffix(".markdown"))
+    }
+
+    /// Hidden names, `node_modules`, and temporary names (`~` suffix, `#…#`, `.swp`, `.tmp`, `4913`).
+    public static func isIgnoredName(_ name: PathBytes) -> Bool {
+        let b = name.bytes
+        guard let first = b.first else { return true }
+        if first == UInt8(ascii: ".") { return true }
+        if b == Array("node_modules".utf8) || b == Array("4913".utf8) { return true }
+        if b.last == UInt8(ascii: "~") { return true }
+        if first == UInt8(ascii: "#"), b.last == UInt8(ascii: "#") { return true }
+        return name.hasSuffix(".swp") || name.hasSuffix(".swx") || name.hasSuffix(".tmp")
+    }
+
+    /// The documents below `root`, sorted by path bytes, and one line per folder that could not be read.
+    public static func documents(under root: PathBytes) -> (files: [PathBytes], problems: [String]) {
+        var files: [PathBytes] = []
+        var problems: [String] = []
+        var stack = [root]
+        while let dir = stack.popLast() {
+            let entries: [(name: PathBytes, type: FileStat.Kind?)]
+            do { entries = try FileSystem.list(dir) } catch {
+                problems.append("\(dir.display): cannot read folder (\(String(cString: strerror(error.code)))); skipped")
+                continue
+            }
+            for (name, type) in entries where !isIgnoredName(name) {
+                let path = dir.appending(name)
+                let kind = type ?? FileSystem.lstatIfExists(path)?.kind
+                switch kind {
+                case .directory: stack.append(path)
+                case .regular: if isDocumentName(name) { files.append(path) }
+                default: break
+                }
+            }
+        }
+        files.sort()
+        return (files, problems)
+    }
+}
+
+/// Resolves the heuristics options for each checked file: the nearest project's `.tk/config.json`
+/// over the user config, then the story type (flag › front matter › config).
+public struct CheckSession {
+    public let paths: Paths
+    public let environment: [String: String]
+    /// `--story-type`, already validated.
+    public let storyTypeOverride: String?
+    private var cache: [PathBytes: LoadedConfiguration] = [:]
+    private var reported: Set<String> = []
+
+    public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
+                storyTypeOverride: String? = nil) {
+        self.paths = paths; self.environment = environment; self.storyTypeOverride = storyTypeOverride
+    }
+
+    /// The nearest ancestor folder of `file` (absolute) that contains a `.tk` folder, else the file's folder.
+    public static func projectRoot(forFile file: PathBytes) -> PathBytes {
+        projectRoot(startingAt: file.parent.isEmpty ? PathBytes("/") : file.parent)
+    }
+
+    /// The nearest folder from `dir` upwards containing a `.tk` folder, else `dir`.
+    public static func projectRoot(startingAt dir: PathBytes) -> PathBytes {
+        var cur = dir
+        while true {
+            if FileSystem.lstatIfExists(cur.appending(".tk"))?.kind == .directory { return cur }
+            let up = cur.parent
+            if up.isEmpty || up == cur { return dir }
+            cur = up
+        }
+    }
+
+    /// The options for one document, plus configuration problems not reported before (one line each).
+    /// - Parameters:
+    ///   - project: the project root whose `.tk/config.json` applies.
+    ///   - document: the parsed document (its front matter may name a story type).
+    public mutating func options(project: PathBytes, document: MarkdownDocument) -> (HeuristicsOptions, [String]) {
+        let loaded: LoadedConfiguration
+        if let c = cache[project] {
+            loaded = c
+        } else {
+            loaded = ConfigurationLoader.load(paths: paths, project: project, environment: environment)
+            cache[project] = loaded
+        }
+        var problems: [String] = []
+        for p in loaded.problems where reported.insert(p).inserted { problems.append(p) }
+        let storyType = storyTypeOverride ?? document.frontMatter.tk.storyType ?? loaded.config.storyType
+        return (HeuristicsOptions(configuration: loaded.config.heuristics, storyType: storyType), problems)
+    }
+}
+
+/// The result of `tk-agent check`: schema `tk.check/1`.
+public struct CheckReport: Encodable, Sendable {
+    public struct File: Encodable, Sendable {
+        public var path: String
+        public var findings: [Finding]
+        public init(path: String, findings: [Finding]) { self.path = path; self.findings = findings }
+    }
+
+    public var schema = "tk.check/1"
+    public var files: [File] = []
+
+    public init(files: [File] = []) { self.files = files }
+
+    public var findingCount: Int { files.reduce(0) { $0 + $1.findings.count } }
+
+    /// `path:line:column: severity: message [rule]`, one finding a line.
+    public func lines() -> String {
+        var out = ""
+        for f in files {
+            for x in f.findings {
+                out += "\(f.path):\(x.line):\(x.column): \(x.severity.rawValue): \(Self.oneLine(x.message)) [\(x.rule)]\n"
+            }
+        }
+        return out
+    }
+
+    /// Human-readable text grouped per file, coloured with ANSI escapes when `color` is true.
+    public func text(color: Bool) -> String {
+        func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+        var out = ""
+        var counts: [Severity: Int] = [:]
+        for f in files where !f.findings.isEmpty {
+            out += paint(f.path, "1") + "\n"
+            let width = f.findings.map { "\($0.line):\($0.column)".count }.max() ?? 0
+            for x in f.findings {
+                counts[x.severity, default: 0] += 1
+                let pos = "\(x.line):\(x.column)"
+                let pad = String(repeating: " ", count: max(0, width - pos.count))
+                let sev: String
+                switch x.severity {
+                case .warning: sev = paint("warning   ", "33")
+                case .suggestion: sev = paint("suggestion", "36")
+                case .info: sev = paint("info      ", "2")
+                }
+                out += "  " + paint(pos, "2") + pad + "  " + sev + "  " + Self.oneLine(x.message) + "  " + paint(x.rule, "2") + "\n"
+            }
+            out += "\n"
+        }
+        let n = findingCount
+        let fileWord = files.count == 1 ? "file" : "files"
+        if n == 0 {
+            out += "No findings in \(files.count) \(fileWord).\n"
+        } else {
+            let parts = [Severity.warning, .suggestion, .info].compactMap { s -> String? in
+                guard let c = counts[s], c > 0 else { return nil }
+                return "\(c) \(s.rawValue)\(c == 1 ? "" : "s")"
+            }
+            out += "\(n) finding\(n == 1 ? "" : "s") in \(files.count) \(fileWord) (\(parts.joined(separator: ", "))).\n"
+        }
+        return out
+    }
+
+    static func oneLine(_ s: String) -> String {
+        s.contains("\n") ? s.split(whereSeparator: \.isNewline).joined(separator: " ") : s
+    }
+}

