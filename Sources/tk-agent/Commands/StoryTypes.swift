@@ -5,11 +5,83 @@ extension TKAgent {
     struct StoryTypes: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "story-types",
-            abstract: "List, show and assemble story types."
+            abstract: "List, show and assemble story types.",
+            subcommands: [List.self, Show.self, Assemble.self],
+            defaultSubcommand: List.self
         )
 
-        func run() async throws {
-            throw CLIError("story-types: not implemented yet")
+        struct List: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "List the story types and their default advisors.")
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                let catalog = StoryTypes.loadCatalog()
+                if output.json {
+                    print(JSON.string(catalog.storyTypes))
+                    return
+                }
+                let rows = catalog.storyTypes.map { [$0.id, $0.name, $0.defaultAdvisors.joined(separator: ", ")] }
+                print(Roles.table(header: ["ID", "NAME", "DEFAULT ADVISORS"], rows: rows))
+            }
+        }
+
+        struct Show: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(abstract: "Show one story type.")
+            @Argument(help: "The story type id (see `tk-agent story-types list`).") var id: String
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                let catalog = StoryTypes.loadCatalog()
+                let type: StoryType
+                do { type = try catalog.resolveStoryType(id) } catch {
+                    throw CLIError("story-types show: \(error.description)")
+                }
+                if output.json {
+                    print(JSON.string(type))
+                    return
+                }
+                print(StoryTypes.render(type))
+            }
+        }
+
+        struct Assemble: AsyncParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Recommend a story type and advisors for a description of your writing.")
+            @Argument(help: "What you are writing, in a sentence or two.") var description: String
+            @OptionGroup var output: OutputOptions
+
+            func run() async throws {
+                throw CLIError("story-types assemble: not implemented yet")
+            }
+        }
+
+        /// The built-in catalog; problems go to stderr as warnings.
+        static func loadCatalog() -> AdvisorCatalog {
+            let catalog = AdvisorCatalog.builtIn
+            for p in catalog.problems { printError("warning: \(p)") }
+            return catalog
+        }
+
+        static func render(_ t: StoryType) -> String {
+            let grade = t.thresholds.maxGrade.map { String(format: "%g", $0) } ?? "none"
+            return """
+                \(t.name) (\(t.id))
+                \(Roles.wrap(t.description, indent: ""))
+
+                Default advisors: \(t.defaultAdvisors.joined(separator: ", "))
+                Heuristics: sentences up to \(t.thresholds.maxSentenceWords) words, reading grade up to \(grade)
+
+                Genre context:
+                \(Roles.wrap(t.genreContext))
+
+                Review focus:
+                  early:
+                \(Roles.wrap(t.reviewFocus.early, indent: "    "))
+                  middle:
+                \(Roles.wrap(t.reviewFocus.middle, indent: "    "))
+                  late:
+                \(Roles.wrap(t.reviewFocus.late, indent: "    "))
+                """
         }
     }
 }
