@@ -128,4 +128,4 @@ class TK:
         return sorted(d["path"] for d in self.json(*args))
 
     def search_paths(self, *terms):
-        return sorted(r["path"] for r in self.json("search", *terms, "--json", "--limit", "1000")["results"])
+        return sorted(r["path"] for r in self.json("search", *terms, "--json", "--limit", "100000")["results"])

@@ -71,8 +71,8 @@ def test_index_and_search(tk):
     assert tk.search_paths("absentword") == []
     assert tk.search_paths("plan") == ["alpha.md"]  # title
     # Anything typed is safe.
-    for q in ["C++", "don't", "AND", "NOT x", "title: plan", '"unbalanced', "*", "(plan", "a@b.com", "#tag", "[[Wiki Link]]", "-panic", "3.14"]:
-        r = tk.run("search", q, "--json", check=False)
+    for q in ["C++", "don't", "AND", "NOT x", "title: plan", '"unbalanced', "*", "(plan", "a@b.com", "#tag", "[[Wiki Link]]", "3.14", "error-handling", "plan:"]:
+        r = tk.run("search", "--json", "--", q, check=False)
         assert r.returncode == 0, (q, r.stderr)
         json.loads(r.stdout)
     assert tk.search_paths("--project", p, "zebra") == ["alpha.md"]

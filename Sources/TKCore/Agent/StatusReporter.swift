@@ -9,7 +9,7 @@ public enum StatusReporter {
               var snap = try? JSON.decode(StatusSnapshot.self, from: bytes)
         else {
             return StatusSnapshot(running: true, pid: pid > 0 ? pid : nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
-                                  projects: [], index: .init(documents: 0, pending: 0),
+                                  projects: [], index: .init(documents: 0, pending: 1),
                                   problems: ["the agent is starting (no status yet)"])
         }
         snap.running = true

@@ -116,7 +116,7 @@ public struct SidecarStore: Sendable {
         candidate.updatedAt = RFC3339.string(now.date())
         let bytes = try Self.encode(candidate)
         try FileSystem.makeDirectories(path.parent, mode: 0o755)
-        try FileSystem.writeAtomically(bytes, to: path, mode: 0o644)
+        try FileSystem.writeAtomically(bytes, to: path, mode: 0o644, durable: false)
         return bytes
     }
 

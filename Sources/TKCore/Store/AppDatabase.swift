@@ -1,5 +1,8 @@
 import Foundation
 import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The one owner of the SQLite schema and every write: projects, documents and their FTS5 index,
 /// review queue, usage and document state.
@@ -9,6 +12,16 @@ public struct AppDatabase: Sendable {
     /// Opens (and migrates) a database writer.
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
+        try Self.migrator.migrate(writer)
+    }
+
+    /// Opens a database writer that another process may be migrating at the same moment (the agent
+    /// and a CLI command on a new data folder): migrations run under an exclusive `flock`.
+    init(_ writer: any DatabaseWriter, migrationLock: PathBytes) throws {
+        self.writer = writer
+        let fd = migrationLock.withCString { Glibc.open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        defer { if fd >= 0 { close(fd) } }
+        if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
         try Self.migrator.migrate(writer)
     }
 
@@ -26,7 +39,7 @@ public struct AppDatabase: Sendable {
         }
         let pool = try DatabasePool(path: paths.database.display, configuration: config)
         _ = paths.database.withCString { chmod($0, 0o600) }
-        return try AppDatabase(pool)
+        return try AppDatabase(pool, migrationLock: paths.dataDirectory.appending("migrate.lock"))
     }
 
     /// An in-memory database for tests.

@@ -108,8 +108,12 @@ public enum FileSystem {
         if rc != 0 && errno != EEXIST { throw FileSystemError("create directory", path, errno) }
     }
 
-    /// Writes `bytes` atomically: a temporary file in the same folder, fsync, then rename.
-    public static func writeAtomically(_ bytes: [UInt8], to path: PathBytes, mode: mode_t = 0o644) throws(FileSystemError) {
+    /// Writes `bytes` atomically: a temporary file in the same folder, then rename.
+    ///
+    /// With `durable` (the default) the data is fsynced before the rename, so a crash leaves the old
+    /// or the new content. Derived files that can be rebuilt (sidecars) pass `false`: a burst of
+    /// thousands of saves must not cost thousands of disk flushes.
+    public static func writeAtomically(_ bytes: [UInt8], to path: PathBytes, mode: mode_t = 0o644, durable: Bool = true) throws(FileSystemError) {
         let dir = path.parent
         var tmpName = path.lastComponent.bytes
         tmpName.insert(UInt8(ascii: "."), at: 0)
@@ -135,7 +139,7 @@ public enum FileSystem {
         }
         if let e = writeError { close(fd); throw FileSystemError("write", tmp, e) }
         _ = fchmod(fd, mode)
-        if fsync(fd) != 0 { let e = errno; close(fd); throw FileSystemError("sync", tmp, e) }
+        if durable, fsync(fd) != 0 { let e = errno; close(fd); throw FileSystemError("sync", tmp, e) }
         close(fd)
         let rc = tmp.withCString { t in path.withCString { p in Glibc.rename(t, p) } }
         if rc != 0 { throw FileSystemError("rename", path, errno) }

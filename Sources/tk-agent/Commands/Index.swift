@@ -1,15 +1,84 @@
 import ArgumentParser
+import Foundation
+import Logging
 import TKCore
 
 extension TKAgent {
     struct Index: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "index",
-            abstract: "Bring the index up to date without the agent."
+            abstract: "Bring the index up to date without the agent (progress on a terminal)."
         )
+        @Argument(help: "Project folders (default: the configured projects, else the current folder).", completion: .directory)
+        var paths: [String] = []
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            throw CLIError("index: not implemented yet")
+            let resolved = Paths.resolve()
+            let loaded = ConfigurationLoader.load(paths: resolved)
+            for p in loaded.problems { printError(p) }
+            var roots = paths.map { FileSystem.absolute($0) }
+            if roots.isEmpty { roots = ProjectRegistry.configured(loaded.config) }
+            if roots.isEmpty { roots = [FileSystem.absolute(".")] }
+            for r in roots where FileSystem.lstatIfExists(r)?.kind != .directory {
+                throw CLIError("\(r.display) is not a folder; give the root folder of a writing project")
+            }
+            let db = try openDatabase()
+            let indexer = Indexer(database: db, logger: Logger(label: "tk-agent"))
+            let showProgress = isatty(STDERR_FILENO) != 0 && !output.json
+            var results: [IndexSummary] = []
+            for root in roots {
+                let project = ConfigurationLoader.load(paths: resolved, project: root)
+                let started = Date()
+                let label = root.lastComponent.display
+                var draw: (@Sendable (Int, Int) -> Void)?
+                if showProgress {
+                    draw = { @Sendable done, total in ProgressBar.draw(label: label, done: done, total: total) }
+                }
+                let report = try indexer.sync(
+                    root: root, projectID: try db.projectID(for: root), scopes: [.folder(PathBytes([]))],
+                    filter: PathFilter(ignore: project.config.watch.ignore),
+                    maxFileBytes: project.config.watch.maxFileBytes, progress: draw)
+                if showProgress { ProgressBar.finish() }
+                try? db.optimizeIndex()
+                var problems: [String] = []
+                for key in report.problems.keys.sorted() {
+                    if let message = report.problems[key], let message { problems.append(message) }
+                }
+                for p in problems { printError(p) }
+                let secs = Date().timeIntervalSince(started)
+                results.append(IndexSummary(
+                    project: root.display, scanned: report.scanned, updated: report.updated, deleted: report.deleted,
+                    unchanged: report.unchanged, problems: problems, seconds: (secs * 1000).rounded() / 1000))
+                if !output.json {
+                    printError(String(format: "%@: %d documents (%d updated, %d removed, %d unchanged) in %.2f s",
+                                      root.display, report.scanned, report.updated, report.deleted, report.unchanged, secs))
+                }
+            }
+            if output.json { print(JSON.string(results)) }
         }
     }
+}
+
+/// One project's line of `index --json`.
+struct IndexSummary: Codable {
+    var project: String
+    var scanned: Int
+    var updated: Int
+    var deleted: Int
+    var unchanged: Int
+    var problems: [String]
+    var seconds: Double
+}
+
+/// A one-line progress bar on standard error.
+enum ProgressBar {
+    static func draw(label: String, done: Int, total: Int) {
+        let width = 30
+        let frac = total == 0 ? 1.0 : Double(done) / Double(total)
+        let filled = Int(frac * Double(width))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+        FileHandle.standardError.write(Data("\r\(label) \(bar) \(done)/\(total)".utf8))
+    }
+    static func finish() { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
 }

@@ -1,15 +1,57 @@
 import ArgumentParser
+import Foundation
+import Logging
+import ServiceLifecycle
 import TKCore
 
 extension TKAgent {
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "run",
-            abstract: "Run the agent in the foreground (what systemd runs)."
+            abstract: "Run the agent in the foreground (what systemd runs).",
+            discussion: "PATHs are this run's projects; without them the configured projects (`tk-agent watch list`), else the current folder.",
+            aliases: ["daemon"]
         )
+        @Argument(help: "Project folders to watch for this run.", completion: .directory) var paths: [String] = []
+        @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.") var logLevel: String = "info"
+
+        func validate() throws {
+            if Logger.Level(rawValue: logLevel) == nil {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
+            }
+        }
 
         func run() async throws {
-            throw CLIError("run: not implemented yet")
+            let level = Logger.Level(rawValue: logLevel) ?? .info
+            LoggingSystem.bootstrap { label in
+                var h = StreamLogHandler.standardError(label: label)
+                h.logLevel = level
+                return h
+            }
+            let logger = Logger(label: "tk-agent")
+            let resolved = Paths.resolve()
+            var roots: [PathBytes] = []
+            for p in paths {
+                let abs = FileSystem.absolute(p)
+                guard FileSystem.lstatIfExists(abs)?.kind == .directory else {
+                    throw CLIError("\(abs.display) is not a folder; give the root folder of a writing project")
+                }
+                roots.append(abs)
+            }
+            let lock: AgentLock
+            do { lock = try AgentLock.acquire(paths: resolved) } catch { throw CLIError(error.description) }
+            let agent: Agent
+            do {
+                agent = try Agent(options: AgentOptions(paths: resolved, explicitProjects: roots), logger: logger)
+            } catch {
+                throw CLIError("cannot start: \(error)")
+            }
+            let group = ServiceGroup(
+                services: [AgentService(agent: agent)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger)
+            try await group.run()
+            withExtendedLifetime(lock) {}
         }
     }
 }

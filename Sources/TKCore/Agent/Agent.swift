@@ -1,0 +1,349 @@
+import Dispatch
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// What `tk-agent run` was asked to do.
+public struct AgentOptions: Sendable {
+    public var paths: Paths
+    /// The projects named on the command line; empty means the configured ones, else the cwd.
+    public var explicitProjects: [PathBytes]
+    public var environment: [String: String]
+
+    public init(paths: Paths, explicitProjects: [PathBytes], environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.paths = paths
+        self.explicitProjects = explicitProjects
+        self.environment = environment
+    }
+}
+
+/// The agent: watches the projects, keeps the index and the sidecars in line with every save,
+/// and publishes its state to `status.json`.
+public actor Agent {
+    struct ProjectState {
+        var id: Int64
+        var config: Configuration
+        var filter: PathFilter
+        var documents = 0
+        var watching = false
+        /// Keyed problems: a document path or a subsystem name → message.
+        var problems: [String: String] = [:]
+    }
+
+    enum Pending: Hashable, Sendable {
+        case file(root: PathBytes, relative: PathBytes)
+        case folder(root: PathBytes, relative: PathBytes)
+    }
+
+    let options: AgentOptions
+    let logger: Logger
+    let database: AppDatabase
+    let indexer: Indexer
+    let pipeline: DocumentPipeline
+    let statusWriter: StatusWriter
+    let startedAt: Date
+    var loaded: LoadedConfiguration
+    var projects: [PathBytes: ProjectState] = [:]
+    var globalProblems: [String] = []
+    var pendingCount = 0
+    /// Roots whose first full scan has not finished yet (they count as pending work).
+    var awaitingFirstScan = Set<PathBytes>()
+    var statusDirty = false
+    var statusTask: Task<Void, Never>?
+    let extensions: [any AgentExtension]
+    let nudge: StatusNudge
+    /// The latest facts the extensions contributed (queue, provider, usage).
+    var extensionStatus: StatusSnapshot?
+    /// Work runs here so that long rescans never block the cooperative pool.
+    let workQueue = DispatchQueue(label: "tk-agent.index")
+
+    public init(options: AgentOptions, logger: Logger) throws {
+        self.options = options
+        self.logger = logger
+        let (db, recovered) = try AppDatabase.openRecovering(paths: options.paths, logger: logger)
+        let loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        let nudge = StatusNudge()
+        self.database = db
+        self.indexer = Indexer(database: db, logger: logger)
+        self.statusWriter = StatusWriter(paths: options.paths)
+        self.startedAt = Date()
+        self.loaded = loaded
+        self.nudge = nudge
+        self.pipeline = DocumentPipeline(
+            database: db, logger: logger, sidecars: .shared(paths: options.paths),
+            catalog: AdvisorCatalog.load(paths: options.paths))
+        self.extensions = makeAgentExtensions(
+            paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge)
+        if let recovered { globalProblems.append(recovered) }
+    }
+
+    /// The project roots this run watches.
+    func resolveRoots() -> [PathBytes] {
+        if !options.explicitProjects.isEmpty { return options.explicitProjects }
+        let configured = ProjectRegistry.configured(loaded.config)
+        if !configured.isEmpty { return configured }
+        return [FileSystem.absolute(".")]
+    }
+
+    /// Runs until cancelled (graceful shutdown).
+    public func run() async throws {
+        let paths = options.paths
+        let environment = options.environment
+        let watcher = try TreeWatcher(
+            filter: { root in
+                PathFilter(ignore: ConfigurationLoader.load(paths: paths, project: root, environment: environment).config.watch.ignore)
+            },
+            rescanInterval: rescanInterval(loaded.config), logger: logger)
+        let settleMs = max(10, loaded.config.watch.settleMs)
+        let settler = Settler<Pending>(
+            settle: .milliseconds(settleMs),
+            maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
+        try applyProjects(watcher: watcher)
+        markStatusDirty()
+        let signals = SignalStream.make([SIGHUP, SIGUSR1])
+
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [weak self] in
+                for await event in watcher.events() {
+                    guard let self else { return }
+                    await self.handle(event, settler: settler)
+                }
+            }
+            group.addTask { [weak self] in
+                for await batch in settler.released {
+                    guard let self else { return }
+                    await self.process(batch)
+                    await self.setPending(settler.pendingCount)
+                }
+            }
+            group.addTask { [weak self] in
+                for await sig in signals.stream {
+                    guard let self else { return }
+                    if sig == SIGHUP { await self.reload(watcher: watcher) }
+                    for ext in self.extensions { await ext.wake() }
+                }
+            }
+            for ext in extensions {
+                group.addTask { await ext.run() }
+            }
+            let nudges = nudge.stream
+            group.addTask { [weak self] in
+                for await _ in nudges {
+                    await self?.markStatusDirty()
+                }
+            }
+            group.addTask {
+                // Wait for cancellation (graceful shutdown), then stop the streams.
+                await withTaskCancellationHandler {
+                    await Task.never()
+                } onCancel: {
+                    watcher.shutdown()
+                    settler.finish()
+                    signals.cancel()
+                    self.nudge.finish()
+                }
+            }
+            await group.waitForAll()
+        }
+        statusTask?.cancel()
+        var final = await fullSnapshot()
+        final.running = false
+        statusWriter.write(final)
+        logger.info("agent stopped")
+    }
+
+    // MARK: Projects
+
+    func applyProjects(watcher: TreeWatcher) throws {
+        let roots = resolveRoots()
+        let wanted = Set(roots)
+        for root in projects.keys where !wanted.contains(root) {
+            watcher.removeRoot(root)
+            projects[root] = nil
+            awaitingFirstScan.remove(root)
+            logger.info("project removed", metadata: ["project.path": "\(root.display)"])
+        }
+        for root in roots where projects[root] == nil {
+            let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+            var state = ProjectState(
+                id: try database.projectID(for: root), config: projectLoaded.config,
+                filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
+            for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+            if FileSystem.lstatIfExists(root)?.kind != .directory {
+                state.problems["root"] = "folder missing: \(root.display)"
+                projects[root] = state
+                continue
+            }
+            projects[root] = state
+            awaitingFirstScan.insert(root)
+            watcher.addRoot(root)
+            projects[root]?.watching = true
+            logger.info("watching project", metadata: ["project.path": "\(root.display)"])
+        }
+    }
+
+    func rescanInterval(_ c: Configuration) -> Duration? {
+        c.watch.rescanMinutes > 0 ? .seconds(c.watch.rescanMinutes * 60) : nil
+    }
+
+    func reload(watcher: TreeWatcher) {
+        loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        do { try applyProjects(watcher: watcher) } catch {
+            logger.error("reload failed", metadata: ["error": "\(error)"])
+        }
+        markStatusDirty()
+    }
+
+    // MARK: Events
+
+    func handle(_ event: WatchEvent, settler: Settler<Pending>) {
+        switch event {
+        case .changed(let root, let path):
+            guard let rel = path.relative(to: root) else { return }
+            settler.touch(.file(root: root, relative: rel))
+        case .rescan(let root, let dir, let reason):
+            let rel = dir.relative(to: root) ?? PathBytes([])
+            logger.debug("rescan", metadata: ["dir": "\(dir.display)", "reason": "\(reason)"])
+            settler.touch(.folder(root: root, relative: rel))
+        case .removed(let root, let dir):
+            let rel = dir.relative(to: root) ?? PathBytes([])
+            settler.touch(.folder(root: root, relative: rel))
+        case .problem(let root, let message):
+            projects[root]?.problems["watch"] = message
+            if message.contains("watch limit") { projects[root]?.watching = false }
+        case .problemCleared(let root):
+            projects[root]?.problems["watch"] = nil
+            projects[root]?.watching = true
+        }
+        pendingCount = settler.pendingCount
+        markStatusDirty()
+    }
+
+    func setPending(_ n: Int) {
+        if pendingCount != n {
+            pendingCount = n
+            markStatusDirty()
+        }
+    }
+
+    /// Indexes a settled batch, project by project, then updates sidecars.
+    func process(_ batch: [Pending]) async {
+        var byRoot: [PathBytes: [Indexer.Scope]] = [:]
+        for item in batch {
+            switch item {
+            case .file(let root, let rel): byRoot[root, default: []].append(.file(rel))
+            case .folder(let root, let rel): byRoot[root, default: []].append(.folder(rel))
+            }
+        }
+        for (root, scopes) in byRoot {
+            guard let state = projects[root] else { continue }
+            let indexer = self.indexer
+            let pipeline = self.pipeline
+            let config = state.config
+            let outcome: Result<(IndexReport, [String: String?], [DocumentChange]), any Error> = await offload {
+                var sidecarProblems: [String: String?] = [:]
+                var all: [DocumentChange] = []
+                let report = try indexer.sync(
+                    root: root, projectID: state.id, scopes: scopes, filter: state.filter,
+                    maxFileBytes: config.watch.maxFileBytes, progress: nil
+                ) { changes in
+                    for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
+                    all.append(contentsOf: changes)
+                }
+                return (report, sidecarProblems, all)
+            }
+            switch outcome {
+            case .success(let (report, sidecarProblems, changes)):
+                if !changes.isEmpty {
+                    for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
+                }
+                for (rel, problem) in report.problems { projects[root]?.problems["doc:" + rel.display] = problem }
+                for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
+                if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
+                if report.updated + report.deleted > 0 {
+                    logger.info("indexed", metadata: [
+                        "project.path": "\(root.display)", "updated": "\(report.updated)", "deleted": "\(report.deleted)",
+                    ])
+                }
+            case .failure(let error):
+                projects[root]?.problems["index"] = "indexing failed: \(error)"
+                logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            }
+        }
+        if let counts = try? database.counts() {
+            for (root, n) in counts.perProject where projects[root] != nil { projects[root]?.documents = n }
+        }
+        markStatusDirty()
+    }
+
+    /// Runs blocking work on the index queue.
+    func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        await withCheckedContinuation { cont in
+            workQueue.async { cont.resume(returning: Result { try body() }) }
+        }
+    }
+
+    // MARK: Status
+
+    func snapshot() -> StatusSnapshot {
+        let now = Date()
+        let projectList = projects.keys.sorted().compactMap { root -> StatusSnapshot.Project? in
+            guard let s = projects[root] else { return nil }
+            return .init(path: root.display, documents: s.documents, watching: s.watching,
+                         problems: s.problems.keys.sorted().compactMap { s.problems[$0] })
+        }
+        let total = projects.values.reduce(0) { $0 + $1.documents }
+        var snap = StatusSnapshot(
+            running: true, pid: getpid(), uptimeS: Int(now.timeIntervalSince(startedAt)),
+            startedAt: RFC3339.string(startedAt), updatedAt: RFC3339.string(now), projects: projectList,
+            index: .init(documents: total, pending: pendingCount + awaitingFirstScan.count), problems: globalProblems + loaded.problems)
+        snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
+        return snap
+    }
+
+    /// Schedules a status write (coalesced to at most one every 100 ms).
+    func markStatusDirty() {
+        statusDirty = true
+        guard statusTask == nil else { return }
+        statusTask = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(100))
+            await self?.flushStatus()
+        }
+    }
+
+    func flushStatus() async {
+        statusTask = nil
+        guard statusDirty else { return }
+        statusDirty = false
+        statusWriter.write(await fullSnapshot())
+    }
+
+    /// The snapshot with the extensions' facts.
+    func fullSnapshot() async -> StatusSnapshot {
+        var snap = snapshot()
+        for ext in extensions { await ext.contribute(to: &snap) }
+        return snap
+    }
+
+    /// Lets an extension ask for a status refresh (a round started or finished).
+    public func statusChanged() { markStatusDirty() }
+}
+
+/// Runs the agent as a `Service`, so that SIGTERM/SIGINT end it gracefully.
+public struct AgentService: Service {
+    let agent: Agent
+    public init(agent: Agent) { self.agent = agent }
+    public func run() async throws {
+        try await cancelWhenGracefulShutdown {
+            try await agent.run()
+        }
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Suspends until the task is cancelled.
+    static func never() async {
+        let stream = AsyncStream<Void> { _ in }
+        for await _ in stream {}
+    }
+}
