@@ -9,14 +9,21 @@ public struct DocumentPipeline: Sendable {
     public let logger: Logger
     public let sidecars: SidecarStore
     public let catalog: AdvisorCatalog
+    /// The database copy of each document's journey and the bytes it describes.
+    public let states: DocumentStateStore
+    /// Shows a desktop notification (title, body): a document's suggestions are all addressed.
+    public var notify: @Sendable (String, String) -> Void
     /// Engines by options: building one (its phrase tables) costs far more than checking a document.
     private let engines = EngineCache()
 
-    public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog) {
+    public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog,
+                notify: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
         self.database = database
         self.logger = logger
         self.sidecars = sidecars
         self.catalog = catalog
+        self.states = DocumentStateStore(database: database)
+        self.notify = notify
     }
 
     /// Applies a batch of changes of one project.
@@ -29,11 +36,13 @@ public struct DocumentPipeline: Sendable {
                 problems["sidecar:" + rel.display] = update(root: root, rel: rel, doc: doc, sha: sha, config: config)
             case .deleted(let rel, _):
                 sidecars.remove(project: root, document: rel)
+                states.removed(project: root, document: rel)
                 problems["sidecar:" + rel.display] = .some(nil)
             case .moved(let from, let to, let doc, let sha):
                 do { try sidecars.move(project: root, from: from, to: to) } catch {
                     logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
                 }
+                states.moved(project: root, from: from, to: to)
                 problems["sidecar:" + from.display] = .some(nil)
                 problems["sidecar:" + to.display] = update(root: root, rel: to, doc: doc, sha: sha, config: config)
             }
@@ -41,19 +50,47 @@ public struct DocumentPipeline: Sendable {
         return problems
     }
 
-    /// Recomputes the quick findings and the journey of one document and writes its sidecar.
+    /// Recomputes the quick findings and the journey of one document, follows its pending suggestions
+    /// through the edit, writes its sidecar and records it in the database.
     /// - Returns: a problem line, or nil when all went well.
     func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration) -> String? {
         let findings = quickFindings(doc, config: config)
+        let record = states.load(project: root, document: rel)
+        let states = self.states
+        var journey = JourneyUpdate()
         do {
             let outcome = try sidecars.modify(project: root, document: rel, rebuild: {
-                ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount)
+                states.rebuild(project: root, document: rel) {
+                    ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount)
+                }
             }) { sidecar in
+                // The bytes the sidecar's positions describe, when known.
+                var previous: [UInt8]?
+                if let record, let content = record.content, record.contentSha256 == sidecar.sha256 {
+                    previous = content
+                } else if sidecar.sha256 == sha {
+                    previous = doc.bytes
+                }
                 sidecar.document = rel.display
                 sidecar.sha256 = sha
                 sidecar.words = doc.wordCount
                 sidecar.quick = findings
-                JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog)
+                journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
+            }
+            do {
+                try states.record(project: root, document: rel, sidecar: outcome.sidecar, content: doc.bytes)
+            } catch {
+                logger.warning("cannot record the journey", metadata: ["file.path": "\(rel.display)", "error": "\(error)"])
+            }
+            if !journey.transitions.isEmpty {
+                logger.info("suggestions addressed", metadata: [
+                    "file.path": "\(rel.display)",
+                    "accepted": "\(journey.transitions.filter { $0.to == .accepted }.count)",
+                    "edited": "\(journey.transitions.filter { $0.to == .edited }.count)",
+                ])
+            }
+            if journey.needsReadyNotification, let message = journey.readyMessage {
+                notify(rel.lastComponent.display, message)
             }
             return outcome.problem
         } catch {

@@ -172,11 +172,13 @@ public struct JourneyState: Codable, Sendable, Equatable {
     public var cycleStats: [String: SuggestionStats]?
     /// Extension: the cycle whose "all addressed" notification was already sent.
     public var notifiedCycle: Int?
+    /// Extension: what `tk-agent journey set` chose (front matter still wins over it).
+    public var overrides: JourneyOverrides?
 
     enum CodingKeys: String, CodingKey {
         case stage, advisors, stats
         case draftStage = "draft_stage", storyType = "story_type", revisionCycle = "revision_cycle"
-        case cycleStats = "cycle_stats", notifiedCycle = "notified_cycle"
+        case cycleStats = "cycle_stats", notifiedCycle = "notified_cycle", overrides
     }
 
     public init(stage: JourneyStage = .canvas, draftStage: DraftStage? = nil, storyType: String? = nil,
@@ -193,6 +195,7 @@ public struct JourneyState: Codable, Sendable, Equatable {
         try c.encode(storyType, forKey: .storyType); try c.encode(advisors, forKey: .advisors)
         try c.encode(revisionCycle, forKey: .revisionCycle); try c.encode(stats, forKey: .stats)
         try c.encodeIfPresent(cycleStats, forKey: .cycleStats); try c.encodeIfPresent(notifiedCycle, forKey: .notifiedCycle)
+        try c.encodeIfPresent(overrides, forKey: .overrides)
     }
 }
 

@@ -93,14 +93,45 @@ public struct SidecarStore: Sendable {
             guard s.schema == ReviewSidecar.schemaID else {
                 return .broken("\(path.display): unknown schema \(s.schema)", bytes: bytes)
             }
+            if Self.editedByHand(s, bytes: bytes) {
+                return .broken("\(path.display) was edited by hand (its checksum does not match)", bytes: bytes)
+            }
             return .ok(s, bytes: bytes)
         } catch {
             return .broken("\(path.display): not a valid tk.review/1 sidecar (\(ConfigurationLoader.describeDecodingError(error)))", bytes: bytes)
         }
     }
 
-    /// The bytes a sidecar is written as.
-    public static func encode(_ sidecar: ReviewSidecar) throws -> [UInt8] { try JSON.encode(sidecar) }
+    /// The bytes a sidecar is written as: its JSON plus a `checksum` key (SHA-256 of the JSON without it),
+    /// so that a sidecar edited by hand (or by a sync tool merging versions) can be told from one tk-agent wrote.
+    public static func encode(_ sidecar: ReviewSidecar) throws -> [UInt8] {
+        try JSON.encode(Sealed(sidecar: sidecar, checksum: checksum(sidecar)))
+    }
+
+    /// The checksum of a sidecar's content.
+    public static func checksum(_ sidecar: ReviewSidecar) throws -> String {
+        "sha256:" + SHA256Digest.hex(try JSON.encode(sidecar))
+    }
+
+    /// Whether sidecar bytes carry a checksum that does not match their content (edited by hand).
+    /// Sidecars without a checksum (older versions, tests) are trusted.
+    public static func editedByHand(_ sidecar: ReviewSidecar, bytes: [UInt8]) -> Bool {
+        guard let stored = (try? JSON.decode(ChecksumOnly.self, from: bytes))?.checksum else { return false }
+        return (try? checksum(sidecar)) != stored
+    }
+
+    private struct Sealed: Encodable {
+        var sidecar: ReviewSidecar
+        var checksum: String
+        enum Key: String, CodingKey { case checksum }
+        func encode(to encoder: any Encoder) throws {
+            try sidecar.encode(to: encoder)
+            var c = encoder.container(keyedBy: Key.self)
+            try c.encode(checksum, forKey: .checksum)
+        }
+    }
+
+    private struct ChecksumOnly: Decodable { var checksum: String? }
 
     /// Writes a sidecar unless the file already says the same (ignoring `updated_at`).
     /// - Returns: the bytes written, or nil when nothing changed.

@@ -1,0 +1,156 @@
+import Foundation
+import GRDB
+
+/// The journey facts of one document, for `documents` and `status`.
+public struct JourneyFact: Sendable, Equatable {
+    public var stage: JourneyStage
+    public var pendingSuggestions: Int
+}
+
+/// The database copy of every document's journey: the sidecar as last written and the document bytes
+/// it describes. The sidecars stay the source of truth; this copy rebuilds a sidecar broken or edited by
+/// hand, and gives the previous bytes of a document at its next save.
+public struct DocumentStateStore: Sendable {
+    public let database: AppDatabase
+    /// Documents larger than this keep no copy of their bytes (passages are then found again by search).
+    public var maxContentBytes: Int
+
+    public init(database: AppDatabase, maxContentBytes: Int = 4 << 20) {
+        self.database = database
+        self.maxContentBytes = maxContentBytes
+    }
+
+    /// What the database holds for one document.
+    public struct Record: Sendable {
+        public var sidecar: ReviewSidecar?
+        public var content: [UInt8]?
+        public var contentSha256: String?
+    }
+
+    /// Records a document's sidecar (as written) and, when given, the bytes it describes.
+    public func record(project: PathBytes, document rel: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil,
+                       now: Date = Date()) throws {
+        let json = try JSON.encode(sidecar, pretty: false)
+        let pending = sidecar.suggestions.filter { $0.status == .pending }.count
+        let keep = content.flatMap { $0.count <= maxContentBytes ? $0 : nil }
+        try database.writer.write { db in
+            if let content {
+                try db.execute(sql: """
+                    INSERT INTO journey_state(project, path, sidecar, stage, pending, content, content_sha256, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                        pending = excluded.pending, content = excluded.content,
+                        content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
+                    """, arguments: [Data(project.bytes), Data(rel.bytes), Data(json), sidecar.journey.stage.rawValue,
+                                     pending, keep.map { Data($0) }, SHA256Digest.hex(content), RFC3339.string(now)])
+            } else {
+                try db.execute(sql: """
+                    INSERT INTO journey_state(project, path, sidecar, stage, pending, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                        pending = excluded.pending, updated_at = excluded.updated_at
+                    """, arguments: [Data(project.bytes), Data(rel.bytes), Data(json), sidecar.journey.stage.rawValue,
+                                     pending, RFC3339.string(now)])
+            }
+        }
+    }
+
+    /// The database copy of one document's state, if any.
+    public func load(project: PathBytes, document rel: PathBytes) -> Record? {
+        let row = try? database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT sidecar, content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                             arguments: [Data(project.bytes), Data(rel.bytes)])
+        }
+        guard let row else { return nil }
+        let json: Data? = row["sidecar"]
+        let content: Data? = row["content"]
+        return Record(sidecar: json.flatMap { try? JSON.decode(ReviewSidecar.self, from: Array($0)) },
+                      content: content.map { Array($0) }, contentSha256: row["content_sha256"])
+    }
+
+    /// The state to rebuild a sidecar from: the database copy, else what the file on disk still says
+    /// (without its checksum), else a fresh sidecar.
+    public func rebuild(project: PathBytes, document rel: PathBytes, fresh: () -> ReviewSidecar) -> ReviewSidecar {
+        if let s = load(project: project, document: rel)?.sidecar { return s }
+        let path = ReviewSidecar.path(project: project, document: rel)
+        if let bytes = try? FileSystem.read(path, limit: 64 << 20), let s = try? JSON.decode(ReviewSidecar.self, from: bytes),
+           s.schema == ReviewSidecar.schemaID {
+            return s
+        }
+        return fresh()
+    }
+
+    /// A document was renamed: its state follows it.
+    public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) {
+        _ = try? database.writer.write { db in
+            try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(new.bytes)])
+            try db.execute(sql: "UPDATE journey_state SET path = ? WHERE project = ? AND path = ?",
+                           arguments: [Data(new.bytes), Data(project.bytes), Data(old.bytes)])
+        }
+    }
+
+    /// A document is gone: so is its state.
+    public func removed(project: PathBytes, document rel: PathBytes) {
+        _ = try? database.writer.write { db in
+            try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(rel.bytes)])
+        }
+    }
+}
+
+extension AppDatabase {
+    /// Stage and pending suggestions per document of a project (relative path → fact), or of every
+    /// project when `project` is nil (keyed by the absolute path).
+    public func journeyFacts(project: PathBytes? = nil) throws -> [PathBytes: JourneyFact] {
+        try writer.read { db in
+            var sql = "SELECT project, path, stage, pending FROM journey_state"
+            var args: StatementArguments = []
+            if let project { sql += " WHERE project = ?"; args += [Data(project.bytes)] }
+            var out: [PathBytes: JourneyFact] = [:]
+            for row in try Row.fetchAll(db, sql: sql, arguments: args) {
+                let root = PathBytes(Array(row["project"] as Data))
+                let rel = PathBytes(Array(row["path"] as Data))
+                let fact = JourneyFact(stage: JourneyStage(rawValue: row["stage"]) ?? .canvas, pendingSuggestions: row["pending"])
+                out[project == nil ? root.appending(rel) : rel] = fact
+            }
+            return out
+        }
+    }
+
+    /// Per project: documents by stage and pending suggestions (for `status`).
+    public func journeySummary() throws -> [PathBytes: JourneySummary] {
+        try writer.read { db in
+            var out: [PathBytes: JourneySummary] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT journey_state.project AS root, stage, COUNT(*) AS n, SUM(pending) AS pending
+                FROM journey_state JOIN project ON project.path = journey_state.project
+                JOIN document ON document.project_id = project.id AND document.path = journey_state.path
+                GROUP BY journey_state.project, stage
+                """) {
+                let root = PathBytes(Array(row["root"] as Data))
+                var s = out[root] ?? JourneySummary()
+                let stage: String = row["stage"]
+                s.stages[stage, default: 0] += row["n"] as Int
+                s.pendingSuggestions += row["pending"] as Int
+                out[root] = s
+            }
+            return out
+        }
+    }
+}
+
+/// A project's documents by stage and its pending suggestions.
+public struct JourneySummary: Codable, Sendable, Equatable {
+    public var stages: [String: Int] = [:]
+    public var pendingSuggestions = 0
+    enum CodingKeys: String, CodingKey { case stages, pendingSuggestions = "pending_suggestions" }
+    public init() {}
+
+    /// "2 draft, 1 revise; 5 suggestions pending".
+    public var text: String {
+        let order = JourneyStage.allCases.map(\.rawValue)
+        let parts = order.compactMap { st in stages[st].map { "\($0) \(st)" } }
+        var t = parts.joined(separator: ", ")
+        if pendingSuggestions > 0 { t += (t.isEmpty ? "" : "; ") + "\(pendingSuggestions) suggestion\(pendingSuggestions == 1 ? "" : "s") pending" }
+        return t
+    }
+}
