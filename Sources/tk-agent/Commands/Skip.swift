@@ -7,9 +7,12 @@ extension TKAgent {
             commandName: "skip",
             abstract: "Mark a suggestion skipped."
         )
+        @Argument(help: "The suggestion id (or FILE then ID).") var first: String
+        @Argument(help: ArgumentHelp("The suggestion id when FILE is given first.", valueName: "id")) var second: String?
+        @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            throw CLIError("skip: not implemented yet")
+            try SuggestionLookup.decide(first: first, second: second, status: .skipped, replacement: nil, json: output.json)
         }
     }
 }

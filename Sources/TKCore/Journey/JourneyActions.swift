@@ -1,0 +1,274 @@
+import Foundation
+
+/// Where a document lives: its project root and its path relative to it.
+public struct DocumentLocation: Sendable, Equatable, Hashable {
+    public var project: PathBytes
+    public var relative: PathBytes
+    public init(project: PathBytes, relative: PathBytes) { self.project = project; self.relative = relative }
+    public var absolute: PathBytes { project.appending(relative) }
+}
+
+/// Why a suggestion or journey command failed; one actionable line.
+public struct JourneyActionError: Error, CustomStringConvertible, Equatable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// What the suggestion and journey commands do, shared by the CLI and tests: find documents and
+/// suggestions, change statuses, apply wording to a document, all under the sidecar lock.
+public struct JourneyActions: Sendable {
+    public let paths: Paths
+    public let sidecars: SidecarStore
+    public let states: DocumentStateStore?
+    public let catalog: AdvisorCatalog
+    public let environment: [String: String]
+
+    public init(paths: Paths, database: AppDatabase?, sidecars: SidecarStore? = nil, catalog: AdvisorCatalog? = nil,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.paths = paths
+        self.sidecars = sidecars ?? .shared(paths: paths)
+        self.states = database.map { DocumentStateStore(database: $0) }
+        self.catalog = catalog ?? AdvisorCatalog.load(paths: paths)
+        self.environment = environment
+    }
+
+    // MARK: Finding documents and suggestions
+
+    /// The project roots to look in: the configured ones and those the index knows.
+    public func knownRoots() -> [PathBytes] {
+        var roots = ProjectRegistry.configured(ConfigurationLoader.load(paths: paths, environment: environment).config)
+        if let db = states?.database, let indexed = try? db.projects() {
+            for p in indexed where !roots.contains(p.root) { roots.append(p.root) }
+        }
+        return roots
+    }
+
+    /// The project and relative path of a document given on the command line.
+    /// - Throws: when the file does not exist or is not a regular file.
+    public func locate(file: String) throws(JourneyActionError) -> DocumentLocation {
+        let abs = FileSystem.absolute(file)
+        guard let st = FileSystem.lstatIfExists(abs) else { throw JourneyActionError("\(file): no such file") }
+        guard st.kind == .regular else { throw JourneyActionError("\(file): not a regular file") }
+        let containing = knownRoots().filter { abs.isWithin($0) && abs != $0 }.max { $0.bytes.count < $1.bytes.count }
+        let root = containing ?? CheckSession.projectRoot(forFile: abs)
+        guard let rel = abs.relative(to: root), !rel.isEmpty else { throw JourneyActionError("\(file): cannot tell its project folder") }
+        return DocumentLocation(project: root, relative: rel)
+    }
+
+    /// The document whose sidecar holds the suggestion `id`, searching the known projects (and `extraRoots`).
+    public func find(suggestion id: String, extraRoots: [PathBytes] = []) -> DocumentLocation? {
+        var roots = knownRoots()
+        for r in extraRoots where !roots.contains(r) { roots.append(r) }
+        for root in roots {
+            let tk = root.appending(".tk")
+            for sidecarPath in Self.sidecarFiles(under: tk) {
+                guard let relToTk = sidecarPath.relative(to: tk) else { continue }
+                let bytes = (try? FileSystem.read(sidecarPath, limit: 64 << 20)) ?? []
+                guard let s = try? JSON.decode(ReviewSidecar.self, from: bytes), s.suggestions.contains(where: { $0.id == id }) else {
+                    continue
+                }
+                let rel = PathBytes(Array(relToTk.bytes.dropLast(".review.json".utf8.count)))
+                return DocumentLocation(project: root, relative: rel)
+            }
+        }
+        return nil
+    }
+
+    /// Every `*.review.json` below a `.tk` folder.
+    static func sidecarFiles(under dir: PathBytes, depth: Int = 0) -> [PathBytes] {
+        guard depth < 64, let entries = try? FileSystem.list(dir) else { return [] }
+        var out: [PathBytes] = []
+        for (name, type) in entries {
+            let path = dir.appending(name)
+            let kind = type ?? FileSystem.lstatIfExists(path)?.kind
+            if kind == .directory {
+                out += sidecarFiles(under: path, depth: depth + 1)
+            } else if kind == .regular, name.bytes.count > 12, name.display.hasSuffix(".review.json") {
+                out.append(path)
+            }
+        }
+        return out.sorted()
+    }
+
+    // MARK: Reading and changing sidecars
+
+    /// The configuration of a project.
+    public func configuration(project: PathBytes) -> Configuration {
+        ConfigurationLoader.load(paths: paths, project: project, environment: environment).config
+    }
+
+    /// The document's current sidecar, or the journey computed from the document when it has none yet.
+    /// A sidecar broken or edited by hand is rebuilt (and the problem returned).
+    public func current(_ loc: DocumentLocation) throws -> (sidecar: ReviewSidecar, problem: String?) {
+        switch sidecars.read(project: loc.project, document: loc.relative) {
+        case .ok(let s, _):
+            return (s, nil)
+        case .missing:
+            return (try fresh(loc), nil)
+        case .broken:
+            let outcome = try modify(loc) { _ in }
+            return (outcome.sidecar, outcome.problem)
+        }
+    }
+
+    /// A sidecar for a document nobody has processed yet.
+    func fresh(_ loc: DocumentLocation) throws -> ReviewSidecar {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
+            throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
+        }
+        let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
+        var s = ReviewSidecar(document: loc.relative.display, sha256: SHA256Digest.hex(bytes), updatedAt: "", words: doc.wordCount)
+        _ = JourneyEngine.documentChanged(&s, document: doc, config: configuration(project: loc.project), catalog: catalog)
+        return s
+    }
+
+    /// Changes a document's sidecar under the cross-process lock and records it in the database.
+    /// - Parameter content: set by `body` to the document's new bytes when it rewrote the document.
+    public func modify(_ loc: DocumentLocation, _ body: (inout ReviewSidecar, inout [UInt8]?) throws -> Void) throws -> SidecarStore.Outcome {
+        var content: [UInt8]?
+        let states = self.states
+        var freshError: (any Error)?
+        let outcome = try sidecars.modify(project: loc.project, document: loc.relative, rebuild: {
+            let make = { () -> ReviewSidecar in
+                do { return try self.fresh(loc) } catch {
+                    freshError = error
+                    return ReviewSidecar(document: loc.relative.display, sha256: "", updatedAt: "", words: 0)
+                }
+            }
+            return states?.rebuild(project: loc.project, document: loc.relative, fresh: make) ?? make()
+        }) { sidecar in
+            if let freshError { throw freshError }
+            try body(&sidecar, &content)
+        }
+        try? states?.record(project: loc.project, document: loc.relative, sidecar: outcome.sidecar, content: content)
+        return outcome
+    }
+
+    /// Convenience for bodies that never rewrite the document.
+    public func modify(_ loc: DocumentLocation, _ body: (inout ReviewSidecar) throws -> Void) throws -> SidecarStore.Outcome {
+        try modify(loc) { (s: inout ReviewSidecar, _: inout [UInt8]?) in try body(&s) }
+    }
+
+    // MARK: Suggestion commands
+
+    /// What a suggestion command did.
+    public struct Result: Sendable {
+        public var location: DocumentLocation
+        public var suggestion: Suggestion
+        public var previousStatus: SuggestionStatus
+        /// Whether the document was rewritten.
+        public var applied: Bool
+        /// Set when this addressed the last open suggestion of the latest round.
+        public var readyMessage: String?
+        /// A sidecar broken or edited by hand that was rebuilt first.
+        public var problem: String?
+    }
+
+    /// The text written into the document in place of a suggestion's passage.
+    public enum Replacement: Sendable {
+        /// The suggestion's own `suggested_text` (`accept --apply`).
+        case suggested
+        /// The writer's wording (`edit --text`).
+        case text(String)
+    }
+
+    /// Sets a suggestion's status; with `replacement`, first rewrites the document: the suggestion's
+    /// original passage must still stand exactly at its recorded position, else nothing changes.
+    public func decide(id: String, at loc: DocumentLocation, status: SuggestionStatus, replacement: Replacement? = nil) throws -> Result {
+        var previous: SuggestionStatus = .pending
+        var ready: String?
+        var applied = false
+        let outcome = try modify(loc) { sidecar, content in
+            guard let i = sidecar.suggestions.firstIndex(where: { $0.id == id }) else {
+                throw JourneyActionError(JourneyError.unknownSuggestion(id).description)
+            }
+            let s = sidecar.suggestions[i]
+            previous = s.status
+            if let replacement {
+                let text: String
+                switch replacement {
+                case .suggested: text = s.suggestedText
+                case .text(let t): text = t
+                }
+                let newBytes = try rewrite(loc, suggestion: s, with: text)
+                let oldBytes = newBytes.old
+                try JourneyEngine.mark(&sidecar, id: id, as: status)
+                _ = JourneyEngine.followSuggestions(&sidecar, current: newBytes.new, previous: oldBytes)
+                sidecar.sha256 = SHA256Digest.hex(newBytes.new)
+                content = newBytes.new
+                applied = true
+            } else {
+                try JourneyEngine.mark(&sidecar, id: id, as: status)
+            }
+            ready = JourneyEngine.readyMessage(&sidecar)
+        }
+        guard let s = outcome.sidecar.suggestions.first(where: { $0.id == id }) else {
+            throw JourneyActionError(JourneyError.unknownSuggestion(id).description)
+        }
+        return Result(location: loc, suggestion: s, previousStatus: previous, applied: applied, readyMessage: ready,
+                      problem: outcome.problem)
+    }
+
+    /// Replaces a pending suggestion's passage in the document, atomically, keeping the file's mode.
+    /// - Throws: when the suggestion is not pending or its passage is no longer exactly where it was.
+    func rewrite(_ loc: DocumentLocation, suggestion s: Suggestion, with text: String) throws -> (old: [UInt8], new: [UInt8]) {
+        guard s.status == .pending, let start = s.start, let end = s.end else {
+            throw JourneyActionError("suggestion \(s.id) is \(s.status.rawValue), not pending: nothing to apply")
+        }
+        let path = loc.absolute
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(path, limit: 64 << 20) } catch {
+            throw JourneyActionError("cannot read \(path.display): \(error)")
+        }
+        let original = Array(s.originalText.utf8)
+        guard start >= 0, start <= end, end <= bytes.count, Array(bytes[start..<end]) == original else {
+            throw JourneyActionError(
+                "the passage of \(s.id) is no longer exactly at line \(s.line ?? 0) of \(loc.relative.display); nothing changed "
+                    + "(save the document and let the agent catch up, or edit it yourself)")
+        }
+        var out = Array(bytes[..<start])
+        out += Array(text.utf8)
+        out += Array(bytes[end...])
+        var st = stat()
+        let mode: mode_t = path.withCString { lstat($0, &st) } == 0 ? st.st_mode & 0o7777 : 0o644
+        do { try FileSystem.writeAtomically(out, to: path, mode: mode, durable: true) } catch {
+            throw JourneyActionError("cannot write \(path.display): \(error)")
+        }
+        return (bytes, out)
+    }
+
+    // MARK: Seeding (tests)
+
+    /// Adds a finished round with the given suggestions, anchored against the document as it is now
+    /// (what the review queue does after a round; used by the hidden `journey seed` command in tests).
+    public func seed(_ loc: DocumentLocation, suggestions raw: [RawSuggestion], roundID: String? = nil,
+                     now: Date = Date()) throws -> [Suggestion] {
+        var added: [Suggestion] = []
+        _ = try modify(loc) { sidecar, content in
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
+                throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
+            }
+            let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
+            let sha = SHA256Digest.hex(bytes)
+            if sidecar.sha256 != sha {
+                _ = JourneyEngine.documentChanged(&sidecar, document: doc, config: configuration(project: loc.project),
+                                                  catalog: catalog, previous: nil)
+                sidecar.sha256 = sha
+                sidecar.words = doc.wordCount
+            }
+            let id = roundID ?? "r\(sidecar.rounds.count + 1)-" + String(SHA256Digest.hex(Array("\(now.timeIntervalSince1970)".utf8)).prefix(6))
+            let report = AnchoredSuggestion.build(raw, document: bytes, round: id)
+            let stamp = RFC3339.string(now)
+            let round = Round(id: id, cycle: sidecar.journey.revisionCycle + 1, status: .done, provider: "seed", model: nil,
+                              advisors: Array(Set(raw.map(\.advisorId))).sorted(), queuedAt: stamp, startedAt: stamp,
+                              finishedAt: stamp, usage: RoundUsage(), unanchored: report.unanchoredCount)
+            JourneyEngine.roundFinished(&sidecar, round: round, suggestions: report.suggestions)
+            added = report.suggestions
+            content = bytes
+        }
+        return added
+    }
+}
