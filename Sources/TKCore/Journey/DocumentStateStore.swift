@@ -80,6 +80,15 @@ public struct DocumentStateStore: Sendable {
         return fresh()
     }
 
+    /// The documents whose recorded sidecar mentions suggestion `id` (to be confirmed against the sidecar).
+    public func documents(mentioning id: String) -> [DocumentLocation] {
+        let needle = Data(#""id":"\#(id)""#.utf8)
+        let rows = (try? database.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT project, path FROM journey_state WHERE instr(sidecar, ?) > 0", arguments: [needle])
+        }) ?? []
+        return rows.map { DocumentLocation(project: PathBytes(Array($0["project"] as Data)), relative: PathBytes(Array($0["path"] as Data))) }
+    }
+
     /// A document was renamed: its state follows it.
     public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) {
         _ = try? database.writer.write { db in

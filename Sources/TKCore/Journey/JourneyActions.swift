@@ -58,6 +58,11 @@ public struct JourneyActions: Sendable {
 
     /// The document whose sidecar holds the suggestion `id`, searching the known projects (and `extraRoots`).
     public func find(suggestion id: String, extraRoots: [PathBytes] = []) -> DocumentLocation? {
+        for loc in states?.documents(mentioning: id) ?? [] {
+            if case .ok(let s, _) = sidecars.read(project: loc.project, document: loc.relative), s.suggestions.contains(where: { $0.id == id }) {
+                return loc
+            }
+        }
         var roots = knownRoots()
         for r in extraRoots where !roots.contains(r) { roots.append(r) }
         for root in roots {
