@@ -287,10 +287,11 @@ public actor Agent {
 
     func snapshot() -> StatusSnapshot {
         let now = Date()
+        let journeys = (try? database.journeySummary()) ?? [:]
         let projectList = projects.keys.sorted().compactMap { root -> StatusSnapshot.Project? in
             guard let s = projects[root] else { return nil }
             return .init(path: root.display, documents: s.documents, watching: s.watching,
-                         problems: s.problems.keys.sorted().compactMap { s.problems[$0] })
+                         problems: s.problems.keys.sorted().compactMap { s.problems[$0] }, journey: journeys[root])
         }
         let total = projects.values.reduce(0) { $0 + $1.documents }
         var snap = StatusSnapshot(

@@ -22,6 +22,7 @@ public enum StatusReporter {
         var problems = loaded.problems
         var perProject: [PathBytes: Int] = [:]
         var total = 0
+        let journeys = (try? database?.journeySummary()) ?? [:]
         if let database {
             do {
                 let c = try database.counts()
@@ -34,7 +35,7 @@ public enum StatusReporter {
         let projects = roots.map { r -> StatusSnapshot.Project in
             var pp: [String] = []
             if FileSystem.lstatIfExists(r)?.kind != .directory { pp.append("folder missing") }
-            return .init(path: r.display, documents: perProject[r] ?? 0, watching: false, problems: pp)
+            return .init(path: r.display, documents: perProject[r] ?? 0, watching: false, problems: pp, journey: journeys[r])
         }
         var snap = StatusSnapshot(running: false, pid: nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
                                   projects: projects, index: .init(documents: total, pending: 0), problems: problems)

@@ -7,8 +7,11 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         public var documents: Int
         public var watching: Bool
         public var problems: [String]
-        public init(path: String, documents: Int, watching: Bool, problems: [String]) {
+        /// Extension: documents by journey stage and pending suggestions.
+        public var journey: JourneySummary?
+        public init(path: String, documents: Int, watching: Bool, problems: [String], journey: JourneySummary? = nil) {
             self.path = path; self.documents = documents; self.watching = watching; self.problems = problems
+            self.journey = journey
         }
     }
     public struct Index: Codable, Sendable, Equatable {
@@ -99,7 +102,8 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         if projects.isEmpty { lines.append("Projects: none (add one with `tk-agent watch add PATH`)") }
         for p in projects {
             let state = running ? (p.watching ? "watching" : "not watching") : "idle"
-            lines.append("  \(p.path)  \(p.documents) documents, \(state)")
+            let journey = p.journey.map(\.text).flatMap { $0.isEmpty ? nil : " — " + $0 } ?? ""
+            lines.append("  \(p.path)  \(p.documents) documents, \(state)\(journey)")
             for problem in p.problems { lines.append("    " + warn("! " + problem)) }
         }
         lines.append("Queue: \(queue.queued) queued, \(queue.waiting) waiting, \(queue.running) running, \(queue.failed) failed")

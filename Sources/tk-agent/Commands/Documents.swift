@@ -13,7 +13,14 @@ extension TKAgent {
 
         func run() async throws {
             let db = try openDatabase()
-            let summaries = try db.documentSummaries(project: project.map { FileSystem.absolute($0) })
+            var summaries = try db.documentSummaries(project: project.map { FileSystem.absolute($0) })
+            let facts = (try? db.journeyFacts()) ?? [:]
+            for i in summaries.indices {
+                let key = FileSystem.absolute(summaries[i].project).appending(summaries[i].path)
+                guard let fact = facts[key] else { continue }
+                summaries[i].stage = fact.stage.rawValue
+                summaries[i].pendingSuggestions = fact.pendingSuggestions
+            }
             if output.json {
                 print(JSON.string(summaries))
                 return
