@@ -34,15 +34,21 @@ public struct TextDiff: Sendable, Equatable {
             hunks = [Self.narrow(old: old, new: new, 0..<old.count, 0..<new.count)].compactMap { $0 }
             return
         }
-        let a = (0..<oldLines).map { old[oldStarts[$0]..<oldStarts[$0 + 1]] }
-        let b = (0..<newLines).map { new[newStarts[$0]..<newStarts[$0 + 1]] }
-        let diff = b.difference(from: a)
+        func oldLine(_ k: Int) -> ArraySlice<UInt8> { old[oldStarts[k]..<oldStarts[k + 1]] }
+        func newLine(_ k: Int) -> ArraySlice<UInt8> { new[newStarts[k]..<newStarts[k + 1]] }
+        // Equal lines at both ends need no diff (the usual save changes a few lines in the middle).
+        var head = 0
+        while head < oldLines, head < newLines, oldLine(head) == newLine(head) { head += 1 }
+        var tail = 0
+        while tail < oldLines - head, tail < newLines - head, oldLine(oldLines - 1 - tail) == newLine(newLines - 1 - tail) { tail += 1 }
+        let a = (head..<(oldLines - tail)).map(oldLine)
+        let b = (head..<(newLines - tail)).map(newLine)
         var removed = [Bool](repeating: false, count: oldLines)
         var inserted = [Bool](repeating: false, count: newLines)
-        for change in diff {
+        for change in b.difference(from: a) {
             switch change {
-            case .remove(let offset, _, _): removed[offset] = true
-            case .insert(let offset, _, _): inserted[offset] = true
+            case .remove(let offset, _, _): removed[head + offset] = true
+            case .insert(let offset, _, _): inserted[head + offset] = true
             }
         }
         var out: [Hunk] = []

@@ -53,6 +53,22 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
         #expect(d.map(2..<11) == .untouched(16..<25))
     }
 
+    @Test(.timeLimit(.minutes(1))) func largeDocumentsStayFast() {
+        let lines = (0..<20_000).map { "Line number \($0) with some words in it.\n" }
+        let old = Array(lines.joined().utf8)
+        var changed = lines
+        changed[10_000] = "A rewritten line.\n"
+        changed.insert("An inserted line.\n", at: 50)
+        let d = TextDiff(old: old, new: Array(changed.joined().utf8))
+        #expect(d.hunks.count == 2)
+        let target = old.count - 100
+        if case .untouched(let r) = d.map(target..<(target + 10)) {
+            #expect(r.lowerBound == target + Array("An inserted line.\n".utf8).count + (18 - Array(lines[10_000].utf8).count))
+        } else {
+            Issue.record("expected untouched")
+        }
+    }
+
     @Test func multiByteBoundaries() {
         let d = TextDiff(old: Array("café au lait\n".utf8), new: Array("cafè au lait\n".utf8))
         for h in d.hunks {
