@@ -6,6 +6,10 @@ review queue does when a round finishes); the writer's edits are plain file writ
 import json
 import os
 import shutil
+import subprocess
+import time
+
+from agent_helpers import BIN
 
 DOC = """# Walk
 
@@ -285,3 +289,30 @@ def test_journey_set_and_front_matter(tk):
     assert r.returncode == 1 and "canvas, draft, revise, final" in r.stderr
     r = tk.run("journey", "set", doc, check=False)
     assert r.returncode == 64
+
+
+def test_corrupt_database_is_rebuilt_from_sidecars(tk):
+    p = tk.project()
+    doc = p / "draft.md"
+    doc.write_text(DOC)
+    agent = tk.start(p)
+    tk.wait_for(lambda: read_sidecar(p), what="sidecar")
+    ids = seed(tk, doc)
+    tk.run("skip", ids[0])
+    tk.stop(agent)
+    db = tk.data / "index.sqlite"
+    for suffix in ("-wal", "-shm"):
+        (tk.data / ("index.sqlite" + suffix)).unlink(missing_ok=True)
+    db.write_bytes(b"this is not a database" * 200)
+    # Start without polling `status` at once: a status command that opens the database while the agent
+    # moves the corrupt one aside can make the agent's open fail ("database is locked"; reported to the lead).
+    log = open(tk.root / "agent-corrupt.log", "wb")
+    proc = subprocess.Popen([BIN, "run", str(p)], env=tk.env, stdout=log, stderr=subprocess.STDOUT)
+    proc.log_path = tk.root / "agent-corrupt.log"
+    tk.agents.append(proc)
+    time.sleep(1.0)
+    tk.wait_for(lambda: tk.idle(), timeout=30, what="agent up", proc=proc)
+    tk.wait_for(lambda: any("corrupt" in x for x in tk.status()["problems"]), what="corrupt database reported")
+    docs = tk.json("documents", "--json")
+    assert docs[0]["stage"] == "revise" and docs[0]["pending_suggestions"] == 3
+    assert by_id(read_sidecar(p))[ids[0]]["status"] == "skipped"
