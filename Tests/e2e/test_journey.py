@@ -237,6 +237,17 @@ def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
     s = tk.wait_for(lambda: read_sidecar(p), what="rebuilt sidecar")
     assert len(s["suggestions"]) == 4 and s["journey"]["stage"] == "revise"
 
+    # Edited while the agent was stopped: found by the check after the first scan, document untouched.
+    tk.stop(tk.agents[-1])
+    bak.unlink()
+    s = read_sidecar(p)
+    s["journey"]["stage"] = "final"
+    sidecar_path(p).write_text(json.dumps(s))
+    tk.start(p)
+    tk.wait_for(lambda: bak.exists(), what=".bak after restart")
+    assert read_sidecar(p)["journey"]["stage"] == "revise"
+    assert any("edited by hand" in x for x in tk.status()["projects"][0]["problems"])
+
     # Commands rebuild too (agent stopped).
     tk.stop(tk.agents[-1])
     sidecar_path(p).write_text("garbage")

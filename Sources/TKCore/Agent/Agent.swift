@@ -250,6 +250,9 @@ public actor Agent {
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
                     all.append(contentsOf: changes)
                 }
+                if scopes.contains(.folder(PathBytes([]))) {
+                    for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
+                }
                 return (report, sidecarProblems, all)
             }
             switch outcome {

@@ -98,6 +98,33 @@ public struct DocumentPipeline: Sendable {
         }
     }
 
+    /// Checks every sidecar of a project (after a full scan): one broken or edited by hand whose
+    /// document still exists is kept as `.review.json.bak` and rebuilt from the database.
+    /// - Returns: problem updates keyed like `apply`'s.
+    public func verifySidecars(root: PathBytes) -> [String: String?] {
+        var problems: [String: String?] = [:]
+        let tk = root.appending(".tk")
+        let states = self.states
+        for path in JourneyActions.sidecarFiles(under: tk) {
+            guard let inTk = path.relative(to: tk) else { continue }
+            let rel = PathBytes(Array(inTk.bytes.dropLast(".review.json".utf8.count)))
+            guard FileSystem.lstatIfExists(root.appending(rel))?.kind == .regular,
+                  case .broken = sidecars.read(project: root, document: rel) else { continue }
+            do {
+                let outcome = try sidecars.modify(project: root, document: rel, rebuild: {
+                    states.rebuild(project: root, document: rel) {
+                        ReviewSidecar(document: rel.display, sha256: "", updatedAt: "", words: 0)
+                    }
+                }) { _ in }
+                try? states.record(project: root, document: rel, sidecar: outcome.sidecar)
+                problems["sidecar:" + rel.display] = outcome.problem
+            } catch {
+                problems["sidecar:" + rel.display] = "cannot rebuild the sidecar of \(rel.display): \(error)"
+            }
+        }
+        return problems
+    }
+
     /// The quick heuristics for a document, with the project's settings and its story type.
     public func quickFindings(_ doc: MarkdownDocument, config: Configuration) -> [Finding] {
         let storyType = doc.frontMatter.tk.storyType ?? config.storyType
