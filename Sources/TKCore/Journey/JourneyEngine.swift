@@ -80,6 +80,7 @@ public enum JourneyEngine {
     ///   - document: the document as it is now on disk.
     ///   - previous: the bytes the document had when the sidecar was last brought up to date, if known;
     ///     used to follow passages through the edit. Without them passages are found again by search.
+    @discardableResult
     public static func documentChanged(
         _ sidecar: inout ReviewSidecar, document: MarkdownDocument, config: Configuration,
         catalog: AdvisorCatalog, previous: [UInt8]? = nil
@@ -279,21 +280,22 @@ public enum JourneyEngine {
     /// `revision_cycle` is incremented; the round's `cycle` becomes the new cycle; `received` grows.
     ///
     /// The suggestions should be anchored against the document bytes as they are when the round is
-    /// stored (positions are followed from then on). Suggestions whose id is already present are ignored.
+    /// stored (positions are followed from then on). Suggestions whose id is already in the sidecar (added
+    /// by the caller) are not added twice, but all of them count as received. Call once per round.
     public static func roundFinished(_ sidecar: inout ReviewSidecar, round: Round, suggestions: [Suggestion]) {
         sidecar.journey.revisionCycle += 1
         let cycle = sidecar.journey.revisionCycle
         var r = round
         r.cycle = cycle
         if let i = sidecar.rounds.firstIndex(where: { $0.id == r.id }) { sidecar.rounds[i] = r } else { sidecar.rounds.append(r) }
+        // The caller may have added them already (the review queue does): count them either way.
         let known = Set(sidecar.suggestions.map(\.id))
-        var added = 0
         for var s in suggestions where !known.contains(s.id) {
             s.round = r.id
             s.status = .pending
             sidecar.suggestions.append(s)
-            added += 1
         }
+        let added = suggestions.count
         sidecar.journey.stats.received += added
         var perCycle = sidecar.journey.cycleStats ?? [:]
         perCycle[String(cycle), default: SuggestionStats()].received += added

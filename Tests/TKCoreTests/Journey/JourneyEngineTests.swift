@@ -94,6 +94,20 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
         #expect(s.journey.stage == .revise)
     }
 
+    @Test func roundFinishedCountsSuggestionsTheCallerAddedAlready() {
+        var (s, _) = seeded(text, [("very big dog", "huge dog")])
+        var extra = s.suggestions[0]
+        extra.id = "s2"
+        extra.round = "r2"
+        s.suggestions.append(extra)
+        let round = Round(id: "r2", cycle: 0, status: .done, advisors: [], queuedAt: "")
+        s.rounds.append(round)
+        JourneyEngine.roundFinished(&s, round: round, suggestions: [extra])
+        #expect(s.suggestions.count == 2 && s.rounds.count == 2)
+        #expect(s.journey.stats.received == 2 && s.journey.revisionCycle == 2)
+        #expect(s.rounds[1].cycle == 2 && s.journey.cycleStats?["2"]?.received == 1)
+    }
+
     @Test func frontMatterFinalAndPrecedence() throws {
         var s = ReviewSidecar(document: "a.md", sha256: "", updatedAt: "", words: 0)
         try JourneyEngine.set(&s, storyType: "technical_docs", draftStage: "late", catalog: .builtIn)
