@@ -120,6 +120,7 @@ public actor Agent {
                 for await sig in signals.stream {
                     guard let self else { return }
                     if sig == SIGHUP { await self.reload(watcher: watcher) }
+                    await self.statusChanged()
                     for ext in self.extensions { await ext.wake() }
                 }
             }

@@ -48,6 +48,12 @@ public struct SidecarStore: Sendable {
                 existing = bytes
             case .broken(let message, let bytes):
                 sidecar = rebuild()
+                // A caller with no earlier copy (a fresh rebuild) keeps what a hand-edited file still says
+                // rather than dropping its rounds and suggestions; the file is kept as .bak either way.
+                if sidecar.rounds.isEmpty, sidecar.suggestions.isEmpty,
+                   let edited = try? JSON.decode(ReviewSidecar.self, from: bytes), edited.schema == ReviewSidecar.schemaID {
+                    sidecar = edited
+                }
                 if !bytes.isEmpty, let bak = try? backUp(project: project, document: rel, bytes: bytes) {
                     problem = "\(message); kept as \(bak.lastComponent.display) and rebuilt"
                 } else {

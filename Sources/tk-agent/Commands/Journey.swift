@@ -78,6 +78,7 @@ extension TKAgent.Journey {
                 throw CLIError("\(file): \(error)")
             }
             if let problem = outcome.problem { printError("warning: \(problem)") }
+            SuggestionLookup.nudgeAgent()
             var notes: [String] = []
             if storyType != nil, tk.storyType != nil { notes.append("story_type") }
             if list != nil, !tk.advisors.isEmpty { notes.append("advisors") }
@@ -109,6 +110,7 @@ extension TKAgent.Journey {
             do { added = try actions.seed(loc, suggestions: parsed.suggestions, roundID: round) } catch {
                 throw CLIError("\(file): \(error)")
             }
+            SuggestionLookup.nudgeAgent()
             print(JSON.string(added))
         }
     }

@@ -36,6 +36,7 @@ enum SuggestionLookup {
             throw CLIError("\(loc.relative.display): \(error)")
         }
         if let problem = result.problem { printError("warning: \(problem)") }
+        nudgeAgent()
         if json {
             print(JSON.string(DecisionOutput(result: result)))
             return
@@ -44,6 +45,11 @@ enum SuggestionLookup {
         let was = result.previousStatus == status ? "" : " (was \(result.previousStatus.rawValue))"
         print("\(id): \(what)\(was) — \(loc.relative.display)")
         if let ready = result.readyMessage { print(ready) }
+    }
+
+    /// Asks a running agent to refresh its status (stage and pending counts changed).
+    static func nudgeAgent() {
+        _ = AgentLock.signal(paths: Paths.resolve(), SIGUSR1)
     }
 
     struct DecisionOutput: Encodable {
