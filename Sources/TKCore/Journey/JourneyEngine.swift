@@ -178,6 +178,12 @@ public enum JourneyEngine {
                 if standsFor(suggested: s.suggestedText, in: text, original: s.originalText) { return .accepted }
                 if !inside, shifted.upperBound <= current.count, Array(current[shifted]) == original { return .pending(shifted) }
                 if sameIgnoringCaseAndSpace(text, s.originalText) { return .pending(region) }
+                // The passage itself still stands whole inside the changed region (changes around it only).
+                let window = Array(current[region])
+                let hits = Search.occurrences(of: original, in: window)
+                if let k = hits.min(by: { abs($0 + region.lowerBound - start) < abs($1 + region.lowerBound - start) }) {
+                    return .pending((region.lowerBound + k)..<(region.lowerBound + k + original.count))
+                }
                 return .edited
             }
         }

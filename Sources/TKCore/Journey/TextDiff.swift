@@ -69,7 +69,7 @@ public struct TextDiff: Sendable, Equatable {
                 while j < newLines && inserted[j] { j += 1 }
             }
             if let h = Self.narrow(old: old, new: new, oldStarts[i0]..<oldStarts[i], newStarts[j0]..<newStarts[j]) {
-                out.append(h)
+                out += Self.refine(old: old, new: new, h)
             }
         }
         hunks = out
@@ -96,6 +96,63 @@ public struct TextDiff: Sendable, Equatable {
         if lo == ho && ln == hn { return nil }
         return Hunk(old: lo..<ho, new: ln..<hn)
     }
+
+    /// Above this many words (either side) a changed region is not split further.
+    static let maxRefineTokens = 4_000
+
+    /// Splits a changed region into the words that really changed, so that two edits far apart in one
+    /// paragraph do not swallow the untouched passage between them.
+    static func refine(old: [UInt8], new: [UInt8], _ h: Hunk) -> [Hunk] {
+        let a = tokens(old, h.old)
+        let b = tokens(new, h.new)
+        guard a.count > 1 || b.count > 1, a.count <= maxRefineTokens, b.count <= maxRefineTokens else { return [h] }
+        let aw = a.map { old[$0] }
+        let bw = b.map { new[$0] }
+        var removed = [Bool](repeating: false, count: a.count)
+        var inserted = [Bool](repeating: false, count: b.count)
+        for change in bw.difference(from: aw) {
+            switch change {
+            case .remove(let offset, _, _): removed[offset] = true
+            case .insert(let offset, _, _): inserted[offset] = true
+            }
+        }
+        func oldPos(_ k: Int) -> Int { k < a.count ? a[k].lowerBound : h.old.upperBound }
+        func newPos(_ k: Int) -> Int { k < b.count ? b[k].lowerBound : h.new.upperBound }
+        var out: [Hunk] = []
+        var i = 0
+        var j = 0
+        while i < a.count || j < b.count {
+            if !(i < a.count && removed[i]) && !(j < b.count && inserted[j]) {
+                i += 1
+                j += 1
+                continue
+            }
+            let i0 = i
+            let j0 = j
+            while (i < a.count && removed[i]) || (j < b.count && inserted[j]) {
+                while i < a.count && removed[i] { i += 1 }
+                while j < b.count && inserted[j] { j += 1 }
+            }
+            if let sub = narrow(old: old, new: new, oldPos(i0)..<oldPos(i), newPos(j0)..<newPos(j)) { out.append(sub) }
+        }
+        return out.isEmpty ? [h] : out
+    }
+
+    /// Words and the runs of spaces between them, as byte ranges covering `r`.
+    static func tokens(_ bytes: [UInt8], _ r: Range<Int>) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        var k = r.lowerBound
+        while k < r.upperBound {
+            let space = isSpace(bytes[k])
+            var e = k + 1
+            while e < r.upperBound, isSpace(bytes[e]) == space { e += 1 }
+            out.append(k..<e)
+            k = e
+        }
+        return out
+    }
+
+    private static func isSpace(_ b: UInt8) -> Bool { b == 32 || b == 10 || b == 9 || b == 13 }
 
     private static func isContinuation(_ b: [UInt8], _ i: Int) -> Bool { i < b.count && b[i] & 0xC0 == 0x80 }
 
