@@ -234,3 +234,64 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
         #expect(store.load(project: root, document: PathBytes("b.md")) == nil)
     }
 }
+
+/// A small deterministic generator for the randomized test.
+private struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct JourneyRandomEditTests {
+    /// Whatever the writer does, pending suggestions always point at exactly their text, and the stats add up.
+    @Test(arguments: 1...40) func positionsStayExact(seed: Int) {
+        var rng = SplitMix64(state: UInt64(seed))
+        let words = ["alpha", "beta", "gamma", "délta", "ε", "zeta", "🐕", "theta", "iota", "kappa", "naïve", "mu"]
+        func sentence() -> String {
+            (0..<Int.random(in: 4...9, using: &rng)).map { _ in words.randomElement(using: &rng) ?? "x" }.joined(separator: " ") + "."
+        }
+        var text = (0..<6).map { _ in sentence() }.joined(separator: "\n\n") + "\n"
+        let parts = text.components(separatedBy: "\n\n").prefix(5)
+        let pairs = parts.enumerated().map { (k, p) in (String(p.split(separator: " ").prefix(3).joined(separator: " ")), "SUGGESTION \(k)") }
+        var (s, bytes) = seeded(text, pairs)
+        let received = s.suggestions.count
+        for _ in 0..<12 {
+            var applied: String?
+            var chars = Array(text.unicodeScalars)
+            switch Int.random(in: 0..<4, using: &rng) {
+            case 0:  // insert a sentence somewhere
+                let at = Int.random(in: 0...chars.count, using: &rng)
+                chars.insert(contentsOf: (" " + sentence() + " ").unicodeScalars, at: at)
+            case 1:  // delete a short run
+                if chars.count > 10 {
+                    let at = Int.random(in: 0..<(chars.count - 5), using: &rng)
+                    chars.removeSubrange(at..<(at + Int.random(in: 1...5, using: &rng)))
+                }
+            case 2:  // apply a pending suggestion
+                if let p = s.suggestions.first(where: { $0.status == .pending }), let st = p.start, let en = p.end {
+                    var b = Array(text.utf8)
+                    b.replaceSubrange(st..<en, with: Array(p.suggestedText.utf8))
+                    applied = p.id
+                    chars = Array(String(decoding: b, as: UTF8.self).unicodeScalars)
+                }
+            default:  // new paragraph at the top
+                chars.insert(contentsOf: (sentence() + "\n\n").unicodeScalars, at: 0)
+            }
+            var next = String.UnicodeScalarView()
+            next.append(contentsOf: chars)
+            text = String(next)
+            save(&s, text, previous: bytes)
+            bytes = Array(text.utf8)
+            for p in s.suggestions where p.status == .pending { expectAnchored(p, in: text) }
+            if let applied { #expect(s.suggestions.first { $0.id == applied }?.status == .accepted) }
+        }
+        let st = s.journey.stats
+        let pending = s.suggestions.filter { $0.status == .pending }.count
+        #expect(st.received == received && st.accepted + st.edited + st.skipped + pending == received)
+    }
+}
