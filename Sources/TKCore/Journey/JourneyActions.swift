@@ -50,6 +50,9 @@ public struct JourneyActions: Sendable {
         let abs = FileSystem.absolute(file)
         guard let st = FileSystem.lstatIfExists(abs) else { throw JourneyActionError("\(file): no such file") }
         guard st.kind == .regular else { throw JourneyActionError("\(file): not a regular file") }
+        guard abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else {
+            throw JourneyActionError("\(file): not a markdown document (.md or .markdown)")
+        }
         let containing = knownRoots().filter { abs.isWithin($0) && abs != $0 }.max { $0.bytes.count < $1.bytes.count }
         let root = containing ?? CheckSession.projectRoot(forFile: abs)
         guard let rel = abs.relative(to: root), !rel.isEmpty else { throw JourneyActionError("\(file): cannot tell its project folder") }

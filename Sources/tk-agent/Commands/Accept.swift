@@ -7,12 +7,12 @@ extension TKAgent {
             commandName: "accept",
             abstract: "Mark a suggestion accepted (or apply it with --apply).",
             discussion: """
-                With --apply the suggested text replaces the original passage in the document (atomically),
-                only when the passage still stands exactly where the suggestion says; otherwise nothing changes
+                With --apply the suggested text replaces the original passage in the document (atomically), \
+                only when the passage still stands exactly where the suggestion says; otherwise nothing changes \
                 and the exit status is 1. Give FILE ID to look in one document only.
                 """
         )
-        @Argument(help: "The suggestion id (or FILE then ID).") var first: String
+        @Argument(help: ArgumentHelp("The suggestion id (or FILE then ID).", valueName: "id-or-file")) var first: String
         @Argument(help: ArgumentHelp("The suggestion id when FILE is given first.", valueName: "id")) var second: String?
         @Flag(name: .long, help: "Write the suggested text into the document.") var apply = false
         @OptionGroup var output: OutputOptions

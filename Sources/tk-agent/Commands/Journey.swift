@@ -42,7 +42,7 @@ extension TKAgent.Journey {
             commandName: "set",
             abstract: "Set a document's stage, story type, advisors or draft stage.",
             discussion: """
-                The document's `tk:` front matter still wins over what is set here; the project config is
+                The document's `tk:` front matter still wins over what is set here; the project config is \
                 the fallback. A final document gets no automatic review rounds.
                 """
         )

@@ -7,7 +7,7 @@ extension TKAgent {
             commandName: "skip",
             abstract: "Mark a suggestion skipped."
         )
-        @Argument(help: "The suggestion id (or FILE then ID).") var first: String
+        @Argument(help: ArgumentHelp("The suggestion id (or FILE then ID).", valueName: "id-or-file")) var first: String
         @Argument(help: ArgumentHelp("The suggestion id when FILE is given first.", valueName: "id")) var second: String?
         @OptionGroup var output: OutputOptions
 
