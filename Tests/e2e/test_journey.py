@@ -246,7 +246,8 @@ def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
     tk.start(p)
     tk.wait_for(lambda: bak.exists(), what=".bak after restart")
     assert read_sidecar(p)["journey"]["stage"] == "revise"
-    assert any("edited by hand" in x for x in tk.status()["projects"][0]["problems"])
+    tk.wait_for(lambda: any("edited by hand" in x for x in tk.status()["projects"][0]["problems"]),
+                what="problem in status after restart")
 
     # Commands rebuild too (agent stopped).
     tk.stop(tk.agents[-1])
