@@ -30,10 +30,16 @@ public struct DocumentPipeline: Sendable {
     /// - Returns: problem updates keyed like the agent's project problems (`sidecar:<path>` → message or nil).
     public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [String: String?] {
         var problems: [String: String?] = [:]
+        var records: [DocumentStateStore.Entry] = []
+        defer {
+            do { try states.record(project: root, records) } catch {
+                logger.warning("cannot record the journeys", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            }
+        }
         for change in changes {
             switch change {
             case .updated(let rel, let doc, let sha, _):
-                problems["sidecar:" + rel.display] = update(root: root, rel: rel, doc: doc, sha: sha, config: config)
+                problems["sidecar:" + rel.display] = update(root: root, rel: rel, doc: doc, sha: sha, config: config, records: &records)
             case .deleted(let rel, _):
                 sidecars.remove(project: root, document: rel)
                 states.removed(project: root, document: rel)
@@ -44,7 +50,7 @@ public struct DocumentPipeline: Sendable {
                 }
                 states.moved(project: root, from: from, to: to)
                 problems["sidecar:" + from.display] = .some(nil)
-                problems["sidecar:" + to.display] = update(root: root, rel: to, doc: doc, sha: sha, config: config)
+                problems["sidecar:" + to.display] = update(root: root, rel: to, doc: doc, sha: sha, config: config, records: &records)
             }
         }
         return problems
@@ -53,7 +59,9 @@ public struct DocumentPipeline: Sendable {
     /// Recomputes the quick findings and the journey of one document, follows its pending suggestions
     /// through the edit, writes its sidecar and records it in the database.
     /// - Returns: a problem line, or nil when all went well.
-    func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration) -> String? {
+    /// - Parameter records: collects the state to record in the database (in one transaction per batch).
+    func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
+                records: inout [DocumentStateStore.Entry]) -> String? {
         let findings = quickFindings(doc, config: config)
         let record = states.load(project: root, document: rel)
         let states = self.states
@@ -77,11 +85,7 @@ public struct DocumentPipeline: Sendable {
                 sidecar.quick = findings
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
-            do {
-                try states.record(project: root, document: rel, sidecar: outcome.sidecar, content: doc.bytes)
-            } catch {
-                logger.warning("cannot record the journey", metadata: ["file.path": "\(rel.display)", "error": "\(error)"])
-            }
+            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: doc.bytes))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",

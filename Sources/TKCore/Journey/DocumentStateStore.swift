@@ -27,30 +27,54 @@ public struct DocumentStateStore: Sendable {
         public var contentSha256: String?
     }
 
+    /// One document's state to record.
+    public struct Entry: Sendable {
+        public var document: PathBytes
+        public var sidecar: ReviewSidecar
+        /// The bytes the sidecar describes; nil keeps the bytes recorded before.
+        public var content: [UInt8]?
+        public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil) {
+            self.document = document; self.sidecar = sidecar; self.content = content
+        }
+    }
+
     /// Records a document's sidecar (as written) and, when given, the bytes it describes.
     public func record(project: PathBytes, document rel: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil,
                        now: Date = Date()) throws {
-        let json = try JSON.encode(sidecar, pretty: false)
-        let pending = sidecar.suggestions.filter { $0.status == .pending }.count
-        let keep = content.flatMap { $0.count <= maxContentBytes ? $0 : nil }
+        try record(project: project, [Entry(document: rel, sidecar: sidecar, content: content)], now: now)
+    }
+
+    /// Records several documents of a project in one transaction.
+    public func record(project: PathBytes, _ entries: [Entry], now: Date = Date()) throws {
+        if entries.isEmpty { return }
+        let stamp = RFC3339.string(now)
+        let rows = try entries.map { e in
+            (e, try JSON.encode(e.sidecar, pretty: false), e.sidecar.suggestions.filter { $0.status == .pending }.count)
+        }
         try database.writer.write { db in
-            if let content {
-                try db.execute(sql: """
-                    INSERT INTO journey_state(project, path, sidecar, stage, pending, content, content_sha256, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
-                        pending = excluded.pending, content = excluded.content,
-                        content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
-                    """, arguments: [Data(project.bytes), Data(rel.bytes), Data(json), sidecar.journey.stage.rawValue,
-                                     pending, keep.map { Data($0) }, SHA256Digest.hex(content), RFC3339.string(now)])
-            } else {
-                try db.execute(sql: """
-                    INSERT INTO journey_state(project, path, sidecar, stage, pending, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
-                        pending = excluded.pending, updated_at = excluded.updated_at
-                    """, arguments: [Data(project.bytes), Data(rel.bytes), Data(json), sidecar.journey.stage.rawValue,
-                                     pending, RFC3339.string(now)])
+            let withContent = try db.cachedStatement(sql: """
+                INSERT INTO journey_state(project, path, sidecar, stage, pending, content, content_sha256, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                    pending = excluded.pending, content = excluded.content,
+                    content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
+                """)
+            let withoutContent = try db.cachedStatement(sql: """
+                INSERT INTO journey_state(project, path, sidecar, stage, pending, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                    pending = excluded.pending, updated_at = excluded.updated_at
+                """)
+            for (e, json, pending) in rows {
+                let key: [any DatabaseValueConvertible] = [
+                    Data(project.bytes), Data(e.document.bytes), Data(json), e.sidecar.journey.stage.rawValue, pending,
+                ]
+                if let content = e.content {
+                    let keep = content.count <= maxContentBytes ? Data(content) : nil
+                    try withContent.execute(arguments: StatementArguments(key + [keep, SHA256Digest.hex(content), stamp]))
+                } else {
+                    try withoutContent.execute(arguments: StatementArguments(key + [stamp]))
+                }
             }
         }
     }
