@@ -85,7 +85,7 @@ public struct DocumentPipeline: Sendable {
                 sidecar.quick = findings
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
-            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: doc.bytes))
+            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: doc.bytes, contentSha256: sha))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",

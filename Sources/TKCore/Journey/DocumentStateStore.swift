@@ -33,8 +33,10 @@ public struct DocumentStateStore: Sendable {
         public var sidecar: ReviewSidecar
         /// The bytes the sidecar describes; nil keeps the bytes recorded before.
         public var content: [UInt8]?
-        public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil) {
-            self.document = document; self.sidecar = sidecar; self.content = content
+        /// The SHA-256 of `content` when the caller has it already.
+        public var contentSha256: String?
+        public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil) {
+            self.document = document; self.sidecar = sidecar; self.content = content; self.contentSha256 = contentSha256
         }
     }
 
@@ -71,7 +73,7 @@ public struct DocumentStateStore: Sendable {
                 ]
                 if let content = e.content {
                     let keep = content.count <= maxContentBytes ? Data(content) : nil
-                    try withContent.execute(arguments: StatementArguments(key + [keep, SHA256Digest.hex(content), stamp]))
+                    try withContent.execute(arguments: StatementArguments(key + [keep, e.contentSha256 ?? SHA256Digest.hex(content), stamp]))
                 } else {
                     try withoutContent.execute(arguments: StatementArguments(key + [stamp]))
                 }

@@ -99,7 +99,7 @@ public struct SidecarStore: Sendable {
             guard s.schema == ReviewSidecar.schemaID else {
                 return .broken("\(path.display): unknown schema \(s.schema)", bytes: bytes)
             }
-            if Self.editedByHand(s, bytes: bytes) {
+            if Self.editedByHand(bytes: bytes) {
                 return .broken("\(path.display) was edited by hand (its checksum does not match)", bytes: bytes)
             }
             return .ok(s, bytes: bytes)
@@ -111,33 +111,31 @@ public struct SidecarStore: Sendable {
     /// The bytes a sidecar is written as: its JSON plus a `checksum` key (SHA-256 of the JSON without it),
     /// so that a sidecar edited by hand (or by a sync tool merging versions) can be told from one tk-agent wrote.
     public static func encode(_ sidecar: ReviewSidecar) throws -> [UInt8] {
-        try JSON.encode(Sealed(sidecar: sidecar, checksum: checksum(sidecar)))
+        let body = try JSON.encode(sidecar)
+        // Keys are sorted and "checksum" sorts first: splice it in after the opening brace.
+        let open = Array("{\n".utf8)
+        guard body.starts(with: open) else { return body }
+        let line = "{\n  \"checksum\" : \"sha256:\(SHA256Digest.hex(body))\",\n"
+        return Array(line.utf8) + body[open.count...]
     }
 
-    /// The checksum of a sidecar's content.
-    public static func checksum(_ sidecar: ReviewSidecar) throws -> String {
-        "sha256:" + SHA256Digest.hex(try JSON.encode(sidecar))
-    }
+    private static let checksumLineStart = Array("{\n  \"checksum\" : \"sha256:".utf8)
 
-    /// Whether sidecar bytes carry a checksum that does not match their content (edited by hand).
-    /// Sidecars without a checksum (older versions, tests) are trusted.
-    public static func editedByHand(_ sidecar: ReviewSidecar, bytes: [UInt8]) -> Bool {
-        guard let stored = (try? JSON.decode(ChecksumOnly.self, from: bytes))?.checksum else { return false }
-        return (try? checksum(sidecar)) != stored
-    }
-
-    private struct Sealed: Encodable {
-        var sidecar: ReviewSidecar
-        var checksum: String
-        enum Key: String, CodingKey { case checksum }
-        func encode(to encoder: any Encoder) throws {
-            try sidecar.encode(to: encoder)
-            var c = encoder.container(keyedBy: Key.self)
-            try c.encode(checksum, forKey: .checksum)
+    /// Whether sidecar bytes carry a checksum that does not match the rest of the file (edited by hand
+    /// or by a tool). Sidecars without a checksum (older versions, tests) are trusted.
+    public static func editedByHand(bytes: [UInt8]) -> Bool {
+        let start = checksumLineStart
+        guard bytes.starts(with: start) else {
+            // No checksum line where tk-agent puts it: edited when a checksum key is elsewhere.
+            return !Search.occurrences(of: Array("\"checksum\"".utf8), in: bytes, limit: 1).isEmpty
         }
+        let hexEnd = start.count + 64
+        let tail = Array("\",\n".utf8)
+        guard bytes.count > hexEnd + tail.count, Array(bytes[hexEnd..<(hexEnd + tail.count)]) == tail else { return true }
+        let stored = String(decoding: bytes[start.count..<hexEnd], as: UTF8.self)
+        let body = Array("{\n".utf8) + bytes[(hexEnd + tail.count)...]
+        return SHA256Digest.hex(body) != stored
     }
-
-    private struct ChecksumOnly: Decodable { var checksum: String? }
 
     /// Writes a sidecar unless the file already says the same (ignoring `updated_at`).
     /// - Returns: the bytes written, or nil when nothing changed.

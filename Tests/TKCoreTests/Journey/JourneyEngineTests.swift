@@ -208,10 +208,12 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
     @Test func sealDetectsHandEdits() throws {
         let s = ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1)
         let bytes = try SidecarStore.encode(s)
-        #expect(!SidecarStore.editedByHand(s, bytes: bytes))
-        var edited = s
-        edited.words = 2
-        #expect(SidecarStore.editedByHand(edited, bytes: bytes))
+        #expect(!SidecarStore.editedByHand(bytes: bytes))
+        #expect(try JSON.decode(ReviewSidecar.self, from: bytes) == s)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(SidecarStore.editedByHand(bytes: Array(text.replacingOccurrences(of: "\"words\" : 1", with: "\"words\" : 2").utf8)))
+        #expect(SidecarStore.editedByHand(bytes: Array(text.replacingOccurrences(of: "{\n  \"checksum", with: "{\"checksum").utf8)))
+        #expect(!SidecarStore.editedByHand(bytes: try JSON.encode(s)))
     }
 }
 
