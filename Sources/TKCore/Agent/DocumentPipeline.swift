@@ -112,8 +112,13 @@ public struct DocumentPipeline: Sendable {
         for path in JourneyActions.sidecarFiles(under: tk) {
             guard let inTk = path.relative(to: tk) else { continue }
             let rel = PathBytes(Array(inTk.bytes.dropLast(".review.json".utf8.count)))
-            guard FileSystem.lstatIfExists(root.appending(rel))?.kind == .regular,
-                  case .broken = sidecars.read(project: root, document: rel) else { continue }
+            guard FileSystem.lstatIfExists(root.appending(rel))?.kind == .regular else { continue }
+            // A sealed sidecar whose checksum matches needs no parsing.
+            if let bytes = try? FileSystem.read(path, limit: 64 << 20), SidecarStore.isSealed(bytes),
+               !SidecarStore.editedByHand(bytes: bytes) {
+                continue
+            }
+            guard case .broken = sidecars.read(project: root, document: rel) else { continue }
             do {
                 let outcome = try sidecars.modify(project: root, document: rel, rebuild: {
                     states.rebuild(project: root, document: rel) {

@@ -121,6 +121,9 @@ public struct SidecarStore: Sendable {
 
     private static let checksumLineStart = Array("{\n  \"checksum\" : \"sha256:".utf8)
 
+    /// Whether sidecar bytes start with the checksum line tk-agent writes.
+    public static func isSealed(_ bytes: [UInt8]) -> Bool { bytes.starts(with: checksumLineStart) }
+
     /// Whether sidecar bytes carry a checksum that does not match the rest of the file (edited by hand
     /// or by a tool). Sidecars without a checksum (older versions, tests) are trusted.
     public static func editedByHand(bytes: [UInt8]) -> Bool {
