@@ -224,6 +224,8 @@ def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
     doc.write_text(doc.read_text() + "\nEven more.\n")
     bak = p / ".tk" / "draft.md.review.json.bak"
     tk.wait_for(lambda: bak.exists(), what=".bak of the hand-edited sidecar")
+    tk.wait_for(lambda: by_id(read_sidecar(p) or {"suggestions": []}).get(ids[0], {}).get("status") == "pending",
+                what="rebuilt sidecar")
     tk.wait_for(lambda: any("edited by hand" in x for x in tk.status()["projects"][0]["problems"]),
                 what="problem in status")
     assert by_id(read_sidecar(p))[ids[0]]["status"] == "pending"
@@ -245,7 +247,7 @@ def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
     sidecar_path(p).write_text(json.dumps(s))
     tk.start(p)
     tk.wait_for(lambda: bak.exists(), what=".bak after restart")
-    assert read_sidecar(p)["journey"]["stage"] == "revise"
+    tk.wait_for(lambda: (read_sidecar(p) or {}).get("journey", {}).get("stage") == "revise", what="rebuilt after restart")
     tk.wait_for(lambda: any("edited by hand" in x for x in tk.status()["projects"][0]["problems"]),
                 what="problem in status after restart")
 
