@@ -94,6 +94,7 @@ public struct DocumentPipeline: Sendable {
                 ])
             }
             if journey.needsReadyNotification, let message = journey.readyMessage {
+                logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
                 notify(rel.lastComponent.display, message)
             }
             return outcome.problem
