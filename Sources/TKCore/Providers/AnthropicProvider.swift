@@ -16,7 +16,7 @@ public struct AnthropicProvider: LLMProvider, WireDialect {
 
     public var context: ProviderContext {
         ProviderContext(provider: "anthropic", model: settings.model, baseURL: settings.baseURL,
-                        keyEnv: settings.keyEnv, isLocal: settings.isLocalServer)
+                        keyEnv: settings.keyEnv, isLocal: false)
     }
 
     public func complete(_ request: LLMRequest, onText: (@Sendable (String) -> Void)?) async throws(LLMProviderError) -> LLMResponse {

@@ -137,8 +137,9 @@ public enum HTTPExchange {
                     "delay_s": "\(String(format: "%.3f", delay))",
                 ])
             })
-            let local = context.isLocal || providerName == "ollama"
-            let cost = CostTable.cost(model: model, usage: reply.usage, local: local)
+            // Ollama is free; other servers are priced by model (an unknown model, e.g. one served by
+            // llama.cpp, costs 0), so a proxy or test server on localhost still counts as paid.
+            let cost = CostTable.cost(model: model, usage: reply.usage, local: providerName == "ollama")
             return LLMResponse(provider: providerName, model: model, text: reply.text, structured: reply.structured,
                                stopReason: reply.stopReason, usage: reply.usage, costUsd: cost, attempts: attempts)
         } catch {
@@ -196,8 +197,18 @@ public enum HTTPExchange {
         if streaming {
             return try decoder.finish(remainder: splitter.finish())
         }
-        let reply = try dialect.decodeBody(body, request: request)
-        return reply
+        do {
+            return try dialect.decodeBody(body, request: request)
+        } catch {
+            // A stream sent with a JSON content type: decode it as the stream it is.
+            guard request.stream, body.first == UInt8(ascii: "{") || body.first == UInt8(ascii: "d")
+                    || body.first == UInt8(ascii: "e") || body.first == UInt8(ascii: ":") else { throw error }
+            var retry = dialect.makeStreamDecoder(request: request)
+            var lines = LineSplitter()
+            for line in lines.push(body) { for delta in try retry.line(line) { relay.push(delta) } }
+            guard let reply = try? retry.finish(remainder: lines.finish()) else { throw error }
+            return reply
+        }
     }
 
     /// Encodes a request body.

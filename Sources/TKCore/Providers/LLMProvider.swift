@@ -144,7 +144,7 @@ public protocol LLMProvider: Sendable {
     var name: String { get }
     /// The model used when the request names none.
     var model: String { get }
-    /// Whether the model runs on a local server (no cost, exempt from the daily budget).
+    /// Whether the model runs on a local server and costs nothing (exempt from the daily budget).
     var isLocal: Bool { get }
     /// Sends the request (with retries) and returns the whole reply. `onText` receives text
     /// deltas as they stream in (never called when the request does not stream).

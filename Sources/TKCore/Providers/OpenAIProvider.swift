@@ -6,7 +6,8 @@ public struct OpenAIProvider: LLMProvider, WireDialect {
     public let settings: ProviderSettings
     public var name: String { "openai" }
     public var model: String { settings.model }
-    public var isLocal: Bool { settings.isLocalServer }
+    /// A local server (llama.cpp, vLLM, LM Studio) serving a model with no known price: free.
+    public var isLocal: Bool { settings.isLocalServer && CostTable.price(for: settings.model) == nil }
 
     public init(settings: ProviderSettings) { self.settings = settings }
 
