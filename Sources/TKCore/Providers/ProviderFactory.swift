@@ -154,7 +154,8 @@ struct Resolver: Sendable {
         }
         let key = key(for: name)
         let probe = ProviderSettings(baseURL: s.baseUrl, model: model, apiKey: nil, logger: logger)
-        if key == nil && !probe.isLocalServer {
+        // OpenAI-compatible local servers (llama.cpp, LM Studio…) need no key; Anthropic always does.
+        if key == nil && (name == "anthropic" || !probe.isLocalServer) {
             let label = name == "anthropic" ? "Anthropic" : "OpenAI"
             return .failure(.notConfigured("no \(label) API key: \(keyHint(name))"))
         }
