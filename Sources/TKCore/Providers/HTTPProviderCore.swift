@@ -188,6 +188,7 @@ public enum HTTPExchange {
         } catch {
             throw ProviderFailure(.network("the request to \(context.displayName) failed: \(error)"))
         }
+        if Task.isCancelled { throw ProviderFailure(.cancelled) }
         guard let head else {
             throw ProviderFailure(.incomplete("\(context.displayName) closed the connection without a reply"))
         }

@@ -78,7 +78,7 @@ public struct URLSessionTransport: HTTPTransport {
             // URLSession's own timer is only a backstop; the watchdog below decides.
             urlRequest.timeoutInterval = max(timeouts.firstByte, timeouts.idle ?? 0) + 30
 
-            let delegate = StreamingDelegate(continuation: continuation)
+            let delegate = StreamingDelegate(continuation: continuation, firstByte: timeouts.firstByte)
             let config = URLSessionConfiguration.ephemeral
             config.timeoutIntervalForRequest = urlRequest.timeoutInterval
             config.timeoutIntervalForResource = 7 * 24 * 3600
@@ -121,9 +121,11 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
     private let state = Mutex(State())
     private let continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation
+    private let firstByte: Double
 
-    init(continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation) {
+    init(continuation: AsyncThrowingStream<HTTPEvent, any Error>.Continuation, firstByte: Double) {
         self.continuation = continuation
+        self.firstByte = firstByte
     }
 
     /// The failure to report when the reply is overdue, or nil.
@@ -181,7 +183,9 @@ final class StreamingDelegate: NSObject, URLSessionDataDelegate, Sendable {
         session.finishTasksAndInvalidate()
         guard first else { return }
         guard let error else { continuation.finish(); return }
-        continuation.finish(throwing: Self.map(error, afterHead: gotHead))
+        var mapped = Self.map(error, afterHead: gotHead)
+        if mapped == .timedOut(0) { mapped = .timedOut(firstByte) }
+        continuation.finish(throwing: mapped)
     }
 
     static func map(_ error: any Error, afterHead: Bool) -> HTTPTransportError {

@@ -122,6 +122,7 @@ public enum ProviderErrorMapper {
         let info = ErrorBody.parse(body)
         var failure = map(status: status, info: info, context: context)
         failure.retryAfter = retryAfter(headers: headers, now: now)
+        if failure.retryAfter == nil, status == 429 { failure.retryAfter = rateLimitReset(headers: headers, now: now) }
         if case .rateLimited(let m, _) = failure.error { failure.error = .rateLimited(m, retryAfter: failure.retryAfter) }
         if case .overloaded(let m, _) = failure.error { failure.error = .overloaded(m, retryAfter: failure.retryAfter) }
         switch headers["x-should-retry"]?.lowercased() {
@@ -274,6 +275,55 @@ public enum ProviderErrorMapper {
         return nil
     }
 
+    /// When an exhausted rate limit resets, from the reset headers: OpenAI's
+    /// `x-ratelimit-reset-{requests,tokens}` (Go durations such as `6m0s`, `3.89s`, `120ms`) and
+    /// Anthropic's `anthropic-ratelimit-*-reset` (RFC 3339), for a limit whose `remaining` is 0.
+    public static func rateLimitReset(headers: [String: String], now: Date = Date()) -> Double? {
+        var waits: [Double] = []
+        for kind in ["requests", "tokens"] where headers["x-ratelimit-remaining-\(kind)"] == "0" {
+            if let d = headers["x-ratelimit-reset-\(kind)"].flatMap(goDuration) { waits.append(d) }
+        }
+        for kind in ["requests", "tokens", "input-tokens", "output-tokens"]
+        where headers["anthropic-ratelimit-\(kind)-remaining"] == "0" {
+            if let raw = headers["anthropic-ratelimit-\(kind)-reset"], let date = RFC3339Lenient.parse(raw) {
+                waits.append(max(0, date.timeIntervalSince(now)))
+            }
+        }
+        return waits.max()
+    }
+
+    /// A Go duration (`1h2m3.5s`, `120ms`, `3.89s`) in seconds.
+    static func goDuration(_ s: String) -> Double? {
+        var total = 0.0
+        var number = ""
+        var unit = ""
+        var any = false
+        func flush() -> Bool {
+            guard let n = Double(number) else { return false }
+            switch unit {
+            case "h": total += n * 3600
+            case "m": total += n * 60
+            case "s": total += n
+            case "ms": total += n / 1000
+            case "us", "µs": total += n / 1_000_000
+            case "ns": total += n / 1_000_000_000
+            default: return false
+            }
+            number = ""; unit = ""; any = true
+            return true
+        }
+        for ch in s.trimmingCharacters(in: .whitespaces) {
+            if ch.isNumber || ch == "." {
+                if !unit.isEmpty { guard flush() else { return nil } }
+                number.append(ch)
+            } else {
+                unit.append(ch)
+            }
+        }
+        if !number.isEmpty || !unit.isEmpty { guard flush() else { return nil } }
+        return any ? total : nil
+    }
+
     /// One line: whitespace runs collapsed, at most 240 characters.
     static func clean(_ s: String) -> String {
         let collapsed = s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
@@ -335,5 +385,16 @@ extension LLMProviderError {
         case .invalidReply: "invalid_reply"
         case .cancelled: "cancelled"
         }
+    }
+}
+
+/// RFC 3339 timestamps as rate-limit headers send them (with or without fractional seconds).
+enum RFC3339Lenient {
+    static func parse(_ s: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: s) { return d }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: s)
     }
 }

@@ -100,6 +100,24 @@ struct ErrorMappingTests {
         #expect(ProviderErrorMapper.retryAfter(headers: [:]) == nil)
     }
 
+    @Test("rate-limit reset headers are the fallback wait on a 429 without retry-after")
+    func resetHeaders() {
+        #expect(ProviderErrorMapper.goDuration("6m0s") == 360)
+        #expect(ProviderErrorMapper.goDuration("3.89s") == 3.89)
+        #expect(ProviderErrorMapper.goDuration("120ms") == 0.12)
+        #expect(ProviderErrorMapper.goDuration("1h2m3s") == 3723)
+        #expect(ProviderErrorMapper.goDuration("soon") == nil)
+        let openai = ["x-ratelimit-remaining-tokens": "0", "x-ratelimit-reset-tokens": "3.89s",
+                      "x-ratelimit-remaining-requests": "12", "x-ratelimit-reset-requests": "6m0s"]
+        #expect(ProviderErrorMapper.rateLimitReset(headers: openai) == 3.89)
+        let now = Date(timeIntervalSince1970: 1_772_049_750)  // 2026-02-25T20:02:30Z
+        var anthropic = LLMFixtures.response("anthropic/error_429").headers
+        anthropic["retry-after"] = nil
+        #expect(ProviderErrorMapper.rateLimitReset(headers: anthropic, now: now) == 9)  // input tokens reset at :39
+        let f = ProviderErrorMapper.http(status: 429, headers: anthropic, body: [], context: Self.context("anthropic"), now: now)
+        #expect(f.retryAfter == 9)
+    }
+
     @Test("fixture headers carry retry-after and x-should-retry into the failure")
     func headers() {
         let r = LLMFixtures.response("anthropic/error_429")
