@@ -195,7 +195,9 @@ struct Resolver: Sendable {
     }
 
     func resolveAuto() async -> Result<ProviderChoice, LLMProviderError> {
-        if let tags = await ollamaModels(timeout: 0.3), let first = tags.first {
+        // A running Ollama with a model; when a model is named explicitly, Ollama must have it.
+        if let tags = await ollamaModels(timeout: 0.3), let first = tags.first,
+           explicitModel.map({ Self.listed($0, in: tags) }) ?? true {
             let configured = Self.nonEmpty(settings("ollama").model)
             let model = explicitModel ?? configured.flatMap { Self.listed($0, in: tags) ? $0 : nil } ?? configured ?? first
             return .success(ProviderChoice(name: "ollama", model: model, key: ollamaKey()))

@@ -27,6 +27,14 @@ struct ProviderFactoryTests {
         #expect(q.model == "llama3.2")
     }
 
+    @Test("auto: Ollama is skipped when the model named explicitly is not one of its models")
+    func autoExplicitModel() async throws {
+        let p = try await Self.make(["ANTHROPIC_API_KEY": "k1", "TK_MODEL": "claude-haiku-4-5"], replies: [Self.tags])
+        #expect(p.name == "anthropic" && p.model == "claude-haiku-4-5")
+        let q = try await Self.make(["ANTHROPIC_API_KEY": "k1", "TK_MODEL": "llama3.2"], replies: [Self.tags])
+        #expect(q.name == "ollama" && q.model == "llama3.2")
+    }
+
     @Test("auto: Ollama without models is skipped")
     func autoEmptyOllama() async throws {
         let p = try await Self.make(["ANTHROPIC_API_KEY": "k1"], replies: [.json(200, #"{"models":[]}"#)])
