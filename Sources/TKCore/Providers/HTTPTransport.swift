@@ -30,14 +30,14 @@ public enum HTTPEvent: Sendable, Equatable {
     case bytes([UInt8])
 }
 
-/// How long to wait. `firstByte` runs until the reply head arrives (long enough for a cold model
-/// load); `idle` is the longest silence allowed after it (nil: `firstByte` again).
+/// How long to wait. `firstByte` runs from the start until the reply head arrives (it covers the
+/// connection and a cold model load); `idle` is the longest silence allowed after it (nil:
+/// `firstByte` again).
 public struct HTTPTimeouts: Sendable, Equatable {
-    public var connect: Double
     public var firstByte: Double
     public var idle: Double?
-    public init(connect: Double = 10, firstByte: Double, idle: Double?) {
-        self.connect = connect; self.firstByte = firstByte; self.idle = idle
+    public init(firstByte: Double, idle: Double?) {
+        self.firstByte = firstByte; self.idle = idle
     }
 }
 

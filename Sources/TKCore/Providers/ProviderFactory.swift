@@ -222,8 +222,7 @@ struct Resolver: Sendable {
         var head: HTTPHead?
         var body: [UInt8] = []
         do {
-            for try await event in transport.events(for: request, timeouts: HTTPTimeouts(connect: timeout, firstByte: timeout,
-                                                                                         idle: timeout)) {
+            for try await event in transport.events(for: request, timeouts: HTTPTimeouts(firstByte: timeout, idle: timeout)) {
                 switch event {
                 case .head(let h): head = h
                 case .bytes(let b): if body.count < 4 << 20 { body += b }

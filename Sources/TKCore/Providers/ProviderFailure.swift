@@ -161,8 +161,8 @@ public enum ProviderErrorMapper {
                 return with(.quotaExhausted("\(who) reports the account is out of quota (insufficient_quota):"
                     + " add credit or raise the limit at platform.openai.com; not retrying"))
             default:
-                return with(.quotaExhausted("\(who) reports a usage limit was reached"
-                    + (server.map { " (\($0))" } ?? "") + "; wait or upgrade the plan; not retrying"))
+                return with(.quotaExhausted("\(who) reports a usage limit was reached: wait or upgrade the plan;"
+                    + " not retrying" + (server.map { " — \($0)" } ?? "")))
             }
         }
         let isContext = info.code == "context_length_exceeded" || info.type == "exceed_context_size_error"
@@ -217,8 +217,8 @@ public enum ProviderErrorMapper {
         case 529:
             return with(.overloaded("\(who) is overloaded (529): try again in a few minutes", retryAfter: nil))
         case 503:
-            let why = server.map { " (\($0))" } ?? ""
-            return with(.overloaded("\(who) is unavailable or overloaded (503)\(why): try again later", retryAfter: nil))
+            return with(.overloaded("\(who) is unavailable or overloaded (503): try again later"
+                + (server.map { " — \($0)" } ?? ""), retryAfter: nil))
         case 408:
             return with(.server(status: 408, "\(who) timed out waiting for the request (408): try again"))
         case 409:
@@ -324,10 +324,10 @@ public enum ProviderErrorMapper {
         return any ? total : nil
     }
 
-    /// One line: whitespace runs collapsed, at most 240 characters.
+    /// One line: whitespace runs collapsed, at most 160 characters.
     static func clean(_ s: String) -> String {
         let collapsed = s.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        return collapsed.count > 240 ? String(collapsed.prefix(239)) + "…" : collapsed
+        return collapsed.count > 160 ? String(collapsed.prefix(159)) + "…" : collapsed
     }
 
     static func format(_ seconds: Double) -> String {
