@@ -324,3 +324,16 @@ def test_keys_never_printed_or_written(tk, fake):
                 data = open(os.path.join(dirpath, name), "rb").read()
                 for key in DUMMY_KEYS.values():
                     assert key.encode() not in data, os.path.join(dirpath, name)
+
+
+def test_no_reply_within_the_request_timeout_is_retried(tk, fake):
+    use(tk, fake, "openai", request_timeout_seconds=1)
+    fake.enqueue("openai", fake.raw(200, {"choices": []}, delay=3), fake.text("in time"))
+    t0 = time.time()
+    out = check_json(tk, "--no-stream")
+    assert out["text"] == "in time" and out["attempts"] == 2
+    assert time.time() - t0 < 3
+    fake.enqueue("openai", *[fake.raw(200, {"choices": []}, delay=3) for _ in range(2)])
+    use(tk, fake, "openai", request_timeout_seconds=1, max_attempts=2)
+    r = check(tk, "--no-stream", expect=1)
+    assert "no reply from" in r.stderr and "within 1 s" in r.stderr and "request_timeout_seconds" in r.stderr
