@@ -147,7 +147,9 @@ public protocol LLMProvider: Sendable {
     /// Whether the model runs on a local server and costs nothing (exempt from the daily budget).
     var isLocal: Bool { get }
     /// Sends the request (with retries) and returns the whole reply. `onText` receives text
-    /// deltas as they stream in (never called when the request does not stream).
+    /// deltas as they stream in (never called when the request does not stream). When a stream
+    /// fails and is retried, text already delivered is not delivered again; the returned
+    /// `LLMResponse.text` is always the text of the successful attempt.
     func complete(_ request: LLMRequest, onText: (@Sendable (String) -> Void)?) async throws(LLMProviderError) -> LLMResponse
 }
 
