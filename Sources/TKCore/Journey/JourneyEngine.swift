@@ -107,7 +107,7 @@ public enum JourneyEngine {
 
     /// Story type, advisors and draft stage: the `tk:` front matter, else `journey set`, else the
     /// project config; advisors default to the story type's.
-    static func applySettings(_ j: inout JourneyState, tk: TKBlock, config: Configuration, catalog: AdvisorCatalog) {
+    public static func applySettings(_ j: inout JourneyState, tk: TKBlock, config: Configuration, catalog: AdvisorCatalog) {
         let o = j.overrides ?? JourneyOverrides()
         j.storyType = tk.storyType ?? o.storyType ?? config.storyType
         if !tk.advisors.isEmpty {

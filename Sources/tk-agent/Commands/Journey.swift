@@ -71,6 +71,8 @@ extension TKAgent.Journey {
                 outcome = try actions.modify(loc) { sidecar in
                     try JourneyEngine.set(&sidecar, stage: stage, storyType: storyType, advisors: list,
                                           draftStage: draftStage, catalog: actions.catalog)
+                    JourneyEngine.applySettings(&sidecar.journey, tk: tk, config: actions.configuration(project: loc.project),
+                                                catalog: actions.catalog)
                 }
             } catch let e as JourneyError {
                 throw CLIError(e.description)
