@@ -170,13 +170,15 @@ public enum JourneyEngine {
         // 1. Follow the passage through the edit when the previous bytes are the ones its positions describe.
         if let previous, let diff, let start = s.start, let end = s.end, start >= 0, start <= end, end <= previous.count,
            Array(previous[start..<end]) == original {
+            func fits(_ r: Range<Int>) -> Bool { r.lowerBound >= 0 && r.upperBound <= current.count }
             switch diff.map(start..<end) {
             case .untouched(let r):
-                return .pending(r)
+                if fits(r), Array(current[r]) == original { return .pending(r) }
             case .changed(let region, let inside, let shifted):
+                guard fits(region) else { break }
                 let text = String(decoding: current[region], as: UTF8.self)
                 if standsFor(suggested: s.suggestedText, in: text, original: s.originalText) { return .accepted }
-                if !inside, shifted.upperBound <= current.count, Array(current[shifted]) == original { return .pending(shifted) }
+                if !inside, fits(shifted), Array(current[shifted]) == original { return .pending(shifted) }
                 if sameIgnoringCaseAndSpace(text, s.originalText) { return .pending(region) }
                 // The passage itself still stands whole inside the changed region (changes around it only).
                 let window = Array(current[region])
@@ -184,6 +186,11 @@ public enum JourneyEngine {
                 if let k = hits.min(by: { abs($0 + region.lowerBound - start) < abs($1 + region.lowerBound - start) }) {
                     return .pending((region.lowerBound + k)..<(region.lowerBound + k + original.count))
                 }
+                // Moved: the passage left here and stands, unchanged, in text this save inserted elsewhere.
+                let moved = Search.occurrences(of: original, in: current).map { $0..<($0 + original.count) }.first { r in
+                    !taken.contains { $0.overlaps(r) } && diff.hunks.contains { $0.new.lowerBound <= r.lowerBound && r.upperBound <= $0.new.upperBound }
+                }
+                if let moved { return .pending(moved) }
                 return .edited
             }
         }

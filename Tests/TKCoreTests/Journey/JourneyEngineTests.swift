@@ -198,6 +198,15 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
         expectAnchored(s.suggestions[0], in: v2)
     }
 
+    @Test func movedParagraphKeepsItsSuggestion() {
+        var (s, bytes) = seeded(text, [("dark and stormy night", "storm"), ("We utilize tools", "We use tools")])
+        let v2 = "# T\n\nIt was a dark and stormy night.\n\nThe very big dog barks.\n\nWe utilize tools daily.\n\nThe end is near.\n"
+        save(&s, v2, previous: bytes)
+        #expect(s.suggestions.map(\.status) == [.pending, .pending])
+        expectAnchored(s.suggestions[0], in: v2)
+        expectAnchored(s.suggestions[1], in: v2)
+    }
+
     @Test func removalIsAccepted() {
         var (s, bytes) = seeded(text, [(" and stormy", "")])
         let v2 = text.replacingOccurrences(of: " and stormy", with: "")
@@ -251,7 +260,7 @@ private struct SplitMix64: RandomNumberGenerator {
 
 @Suite struct JourneyRandomEditTests {
     /// Whatever the writer does, pending suggestions always point at exactly their text, and the stats add up.
-    @Test(arguments: 1...40) func positionsStayExact(seed: Int) {
+    @Test(arguments: 1...80) func positionsStayExact(seed: Int) {
         var rng = SplitMix64(state: UInt64(seed))
         let words = ["alpha", "beta", "gamma", "délta", "ε", "zeta", "🐕", "theta", "iota", "kappa", "naïve", "mu"]
         func sentence() -> String {
@@ -264,8 +273,9 @@ private struct SplitMix64: RandomNumberGenerator {
         let received = s.suggestions.count
         for _ in 0..<12 {
             var applied: String?
+            var rewritten: String?
             var chars = Array(text.unicodeScalars)
-            switch Int.random(in: 0..<4, using: &rng) {
+            switch Int.random(in: 0..<6, using: &rng) {
             case 0:  // insert a sentence somewhere
                 let at = Int.random(in: 0...chars.count, using: &rng)
                 chars.insert(contentsOf: (" " + sentence() + " ").unicodeScalars, at: at)
@@ -281,8 +291,21 @@ private struct SplitMix64: RandomNumberGenerator {
                     applied = p.id
                     chars = Array(String(decoding: b, as: UTF8.self).unicodeScalars)
                 }
-            default:  // new paragraph at the top
+            case 3:  // new paragraph at the top
                 chars.insert(contentsOf: (sentence() + "\n\n").unicodeScalars, at: 0)
+            case 4:  // move the last paragraph to the top
+                var paras = text.components(separatedBy: "\n\n")
+                if paras.count > 2, let last = paras.popLast() {
+                    paras.insert(last.trimmingCharacters(in: .newlines), at: 0)
+                    chars = Array((paras.joined(separator: "\n\n") + "\n").unicodeScalars)
+                }
+            default:  // rewrite a pending passage in the writer's own words
+                if let p = s.suggestions.first(where: { $0.status == .pending }), let st = p.start, let en = p.end {
+                    var b = Array(text.utf8)
+                    b.replaceSubrange(st..<en, with: Array("writer's own words".utf8))
+                    rewritten = p.id
+                    chars = Array(String(decoding: b, as: UTF8.self).unicodeScalars)
+                }
             }
             var next = String.UnicodeScalarView()
             next.append(contentsOf: chars)
@@ -291,6 +314,7 @@ private struct SplitMix64: RandomNumberGenerator {
             bytes = Array(text.utf8)
             for p in s.suggestions where p.status == .pending { expectAnchored(p, in: text) }
             if let applied { #expect(s.suggestions.first { $0.id == applied }?.status == .accepted) }
+            if let rewritten { #expect(s.suggestions.first { $0.id == rewritten }?.status == .edited) }
         }
         let st = s.journey.stats
         let pending = s.suggestions.filter { $0.status == .pending }.count
