@@ -5,6 +5,12 @@ import GRDB
 public struct JourneyFact: Sendable, Equatable {
     public var stage: JourneyStage
     public var pendingSuggestions: Int
+
+    /// The facts a document's sidecar states (when the database has none, e.g. before the agent ran).
+    public static func fromSidecar(project: PathBytes, document rel: PathBytes) -> JourneyFact? {
+        guard case .ok(let s, _) = SidecarStore().read(project: project, document: rel) else { return nil }
+        return JourneyFact(stage: s.journey.stage, pendingSuggestions: s.suggestions.filter { $0.status == .pending }.count)
+    }
 }
 
 /// The database copy of every document's journey: the sidecar as last written and the document bytes

@@ -15,9 +15,16 @@ extension TKAgent {
             let db = try openDatabase()
             var summaries = try db.documentSummaries(project: project.map { FileSystem.absolute($0) })
             let facts = (try? db.journeyFacts()) ?? [:]
+            var sidecarReads = 0
             for i in summaries.indices {
-                let key = FileSystem.absolute(summaries[i].project).appending(summaries[i].path)
-                guard let fact = facts[key] else { continue }
+                let root = FileSystem.absolute(summaries[i].project)
+                var fact = facts[root.appending(summaries[i].path)]
+                if fact == nil, sidecarReads < 1000 {
+                    // Not processed by the agent yet (or the data folder is new): what the sidecar says.
+                    sidecarReads += 1
+                    fact = JourneyFact.fromSidecar(project: root, document: PathBytes(summaries[i].path))
+                }
+                guard let fact else { continue }
                 summaries[i].stage = fact.stage.rawValue
                 summaries[i].pendingSuggestions = fact.pendingSuggestions
             }
