@@ -63,7 +63,7 @@ public struct DocumentPipeline: Sendable {
     func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
                 records: inout [DocumentStateStore.Entry]) -> String? {
         let findings = quickFindings(doc, config: config)
-        let record = states.load(project: root, document: rel)
+        let recorded = states.previousContent(project: root, document: rel)
         let states = self.states
         var journey = JourneyUpdate()
         do {
@@ -74,8 +74,8 @@ public struct DocumentPipeline: Sendable {
             }) { sidecar in
                 // The bytes the sidecar's positions describe, when known.
                 var previous: [UInt8]?
-                if let record, let content = record.content, record.contentSha256 == sidecar.sha256 {
-                    previous = content
+                if let recorded, recorded.sha256 == sidecar.sha256 {
+                    previous = recorded.content
                 } else if sidecar.sha256 == sha {
                     previous = doc.bytes
                 }

@@ -100,6 +100,16 @@ public struct DocumentStateStore: Sendable {
                       content: content.map { Array($0) }, contentSha256: row["content_sha256"])
     }
 
+    /// The document bytes recorded last (and their SHA-256), without decoding the recorded sidecar.
+    public func previousContent(project: PathBytes, document rel: PathBytes) -> (content: [UInt8], sha256: String)? {
+        let row = try? database.writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                             arguments: [Data(project.bytes), Data(rel.bytes)])
+        }
+        guard let row, let content = row["content"] as Data?, let sha = row["content_sha256"] as String? else { return nil }
+        return (Array(content), sha)
+    }
+
     /// The state to rebuild a sidecar from: the database copy, else what the file on disk still says
     /// (without its checksum), else a fresh sidecar.
     public func rebuild(project: PathBytes, document rel: PathBytes, fresh: () -> ReviewSidecar) -> ReviewSidecar {
