@@ -105,7 +105,7 @@ public enum CouncilSynthesis {
         }
 
         var consensus: [CouncilAnalysis.Consensus] = []
-        var unique: [CouncilAnalysis.Insight] = []
+        var singles: [Int] = []
         for g in groups {
             var advisors: [String] = []
             var variants: [String] = []
@@ -116,7 +116,7 @@ public enum CouncilSynthesis {
             if n > 1, advisors.count * 2 > n {
                 consensus.append(.init(point: variants[0], advisors: advisors, variants: variants))
             } else if n > 1, advisors.count == 1 {
-                unique.append(.init(advisorId: advisors[0], point: points[g[0]].text))
+                singles.append(g[0])
             }
         }
         consensus.sort { $0.advisors.count > $1.advisors.count }
@@ -145,6 +145,10 @@ public enum CouncilSynthesis {
                     positions: positions.map { .init(advisorId: $0.advisor, point: $0.text, sentiment: $0.sentiment) }))
             }
         }
+
+        // A point already shown as one side of a disagreement is not repeated as a unique insight.
+        let unique = singles.filter { !used.contains($0) }
+            .map { CouncilAnalysis.Insight(advisorId: points[$0].advisor, point: points[$0].text) }
 
         let pos = answered.filter { $0.sentiment == "positive" }.count
         let neg = answered.filter { $0.sentiment == "negative" }.count

@@ -72,7 +72,7 @@ struct WritingOutputOptions: ParsableArguments {
     var json = false
     @Flag(name: .long, help: "Print one JSON object per line, as each is ready.")
     var ndjson = false
-    @Flag(name: .shortAndLong, help: "Print only the essential text (e.g. the suggested text), one per line.")
+    @Flag(name: .long, help: "Print only the essential text (e.g. the suggested text), one per line.")
     var quiet = false
 
     func validate() throws {
@@ -207,7 +207,7 @@ final class HookProvider: LLMProvider {
             ])
             logLock.withLock { _ in
                 if let fh = FileHandle(forWritingAtPath: log) ?? {
-                    FileManager.default.createFile(atPath: log, contents: nil)
+                    _ = FileManager.default.createFile(atPath: log, contents: nil)
                     return FileHandle(forWritingAtPath: log)
                 }() {
                     fh.seekToEndOfFile()
