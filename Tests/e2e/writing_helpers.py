@@ -62,12 +62,11 @@ class FakeBackend:
         cfg_path = tk.config_home / "tk" / "config.json"
         cfg_path.parent.mkdir(parents=True, exist_ok=True)
         cfg = json.loads(cfg_path.read_text()) if cfg_path.exists() else {}
-        cfg = _merge(cfg, {"provider": self.provider})
         cfg = _merge(cfg, _as_config(self.fake.config(self.provider), self.provider))
         cfg_path.write_text(json.dumps(cfg))
 
     def reply(self, text, delay_ms=0):
-        self.fake.enqueue(self.provider, self.fake.text(text))
+        self.fake.enqueue(self.provider, self.fake.text(text, delay=delay_ms / 1000))
 
     def env(self):
         return dict(self.fake.env())
@@ -84,7 +83,7 @@ class FakeBackend:
         return out
 
     def overlapped(self):
-        return None  # the request count is checked instead
+        return self.fake.max_active > 1
 
     def stop(self):
         self.fake.stop()
