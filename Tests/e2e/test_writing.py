@@ -160,6 +160,22 @@ def test_suggest_interactive_through_a_pty(tk, llm, draft):
     assert "This is a very special sentence. It is good." in draft.read_text()
 
 
+def test_suggest_several_files_in_parallel(tk, llm):
+    proj = tk.project()
+    files = []
+    for i in range(3):
+        f = proj / f"note{i}.md"
+        f.write_text(f"Note {i} is a very unique note.\n")
+        files.append(f)
+        llm.reply(suggestions_reply(("editor", "rephrase", "very unique", "unique", "x", 2, 0.9)), delay_ms=300)
+    r = run(tk, llm, "suggest", *files, "--role", "editor", "--parallel", "3", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert sorted(s["path"] for s in doc["suggestions"]) == sorted(str(f) for f in files)
+    assert len(llm.requests()) == 3
+    assert llm.overlapped()
+
+
 def test_suggest_usage_errors(tk, llm, draft):
     r = run(tk, llm, "suggest", draft, "--advisors", "editor", "--describe", "a blog")
     assert r.returncode == 64
@@ -261,6 +277,29 @@ def test_ask_line_passage_and_continue(tk, llm, draft):
     assert doc["turn"] == 2
     msgs = llm.user_messages()[-1]
     assert len(msgs) == 3 and "redundant" in msgs[1] and "how would you fix it" in msgs[2]
+
+
+def test_ask_streams_on_a_terminal(tk, llm, draft):
+    llm.reply("Short answer: yes. Longer answer: the opening works because it is concrete.")
+    env = dict(tk.env)
+    env.update(llm.env())
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BIN, "ask", "Does the opening work?", "--file", str(draft)], stdin=subprocess.DEVNULL,
+                         stdout=slave, stderr=subprocess.PIPE, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=30)
+    os.close(master)
+    assert p.returncode == 0, p.stderr.read()
+    assert b"the opening works because it is concrete." in out
 
 
 def test_ask_stdin_and_range_errors(tk, llm, draft):
