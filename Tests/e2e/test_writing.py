@@ -204,8 +204,7 @@ def test_bad_custom_role_gives_one_clear_error(tk, llm, draft):
 def test_no_provider_is_one_line_and_exit_1(tk, draft):
     cfg = tk.config_home / "tk" / "config.json"
     cfg.parent.mkdir(parents=True, exist_ok=True)
-    cfg.write_text(json.dumps({"provider": "anthropic",
-                               "providers": {"anthropic": {"base_url": "http://127.0.0.1:9"}}}))
+    cfg.write_text(json.dumps({"provider": "anthropic"}))
     r = tk.run("suggest", draft, "--role", "editor", check=False,
                env={"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": "", "TK_API_KEY": ""})
     assert r.returncode == 1

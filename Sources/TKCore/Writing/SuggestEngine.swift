@@ -130,9 +130,8 @@ public struct SuggestEngine: Sendable {
             // Only filter by type when every category named is a suggestion type (fix, improve…).
             if !types.isEmpty, types.count == categories.count { kept = kept.filter { types.contains($0.type) } }
         }
-        let beforeCap = kept.count
         if kept.count > r.maxSuggestions { kept = Array(kept.prefix(max(0, r.maxSuggestions))) }
-        let filtered = report.suggestions.count - beforeCap + (beforeCap - kept.count)
+        let filtered = report.suggestions.count - kept.count
         return SuggestResult(suggestions: kept, unanchored: report.unanchoredCount, filtered: filtered,
                              truncated: parsed.truncated, fellBack: fellBack, problems: problems, usage: usage)
     }

@@ -155,7 +155,10 @@ extension TKAgent {
                     quit = try Interactive.review(doc: doc, suggestions: r.suggestions, color: output.color)
                 }
             } else if output.json {
-                printer.json(all, usage: total, team: assembled)
+                var advisorIDs: [String] = []
+                for job in jobs { for a in job.request?.advisors ?? [] where !advisorIDs.contains(a.id) { advisorIDs.append(a.id) } }
+                let types = Set(jobs.compactMap { $0.request?.storyType?.id })
+                printer.json(all, usage: total, advisors: advisorIDs, storyType: types.count == 1 ? types.first : nil)
             } else if !output.ndjson {
                 for (doc, r) in all { printer.text(r, doc: doc) }
             }
@@ -183,7 +186,7 @@ struct SuggestPrinter {
         writeOut(out)
     }
 
-    func json(_ all: [(InputDocument, SuggestResult)], usage: WritingUsage, team: AssemblyResult?) {
+    func json(_ all: [(InputDocument, SuggestResult)], usage: WritingUsage, advisors: [String], storyType: String?) {
         var suggestions: [JSONValue] = []
         var files: [JSONValue] = []
         var unanchored = 0
@@ -201,10 +204,8 @@ struct SuggestPrinter {
             "provider": usage.provider.map(JSONValue.string) ?? .null,
             "model": usage.model.map(JSONValue.string) ?? .null,
         ]
-        if let team {
-            meta["story_type"] = .string(team.storyType.id)
-            meta["advisors"] = .array(team.advisors.map { .string($0.roleId) })
-        }
+        meta["advisors"] = .array(advisors.map(JSONValue.string))
+        meta["story_type"] = storyType.map(JSONValue.string) ?? .null
         let doc: JSONValue = .object(["version": .string("1.0"), "suggestions": .array(suggestions), "metadata": .object(meta)])
         writeOut(JSON.string(doc) + "\n")
     }

@@ -137,7 +137,7 @@ struct LLMOptions: ParsableArguments {
             return try HookProvider(file: hook, log: env["TK_FAKE_PROVIDER_LOG"])
         }
         var logger = Logger(label: "tk-agent")
-        logger.logLevel = verbose ? .info : .warning
+        logger.logLevel = verbose ? .info : .error
         do {
             return try await ProviderFactory.make(configuration: configuration, environment: env,
                                                   paths: Paths.resolve(), providerOverride: provider,
