@@ -247,6 +247,17 @@ def test_council_json(tk, llm, draft):
     assert doc["analysis"]["sentiment"]["overall"] == "negative"
 
 
+def test_council_ndjson_streams_perspectives_then_analysis(tk, llm, draft):
+    llm.reply(council_reply("Fast.", ["Tighten the opening paragraph"], "negative"))
+    llm.reply(council_reply("Slow.", ["Tighten the opening paragraph now"], "negative"), delay_ms=300)
+    r = run(tk, llm, "council", draft, "--advisors", "editor,copywriter", "-q", "Fix what?", "--ndjson")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [x["type"] for x in lines] == ["perspective", "perspective", "analysis"]
+    assert {x["advisor_id"] for x in lines[:2]} == {"editor", "copywriter"}
+    assert lines[2]["consensus"] and lines[2]["question"] == "Fix what?"
+
+
 def test_council_usage_errors(tk, llm, draft):
     r = run(tk, llm, "council", draft, "--advisors", "editor", "-q", "x")
     assert r.returncode == 64
@@ -299,6 +310,15 @@ def test_ask_streams_on_a_terminal(tk, llm, draft):
     os.close(master)
     assert p.returncode == 0, p.stderr.read()
     assert b"the opening works because it is concrete." in out
+
+
+def test_ask_ndjson(tk, llm, draft):
+    llm.reply("One two three.")
+    r = run(tk, llm, "ask", "Count?", "--file", draft, "--ndjson")
+    assert r.returncode == 0, r.stderr
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert lines[-1]["type"] == "done" and lines[-1]["answer"] == "One two three."
+    assert "".join(x["text"] for x in lines if x["type"] == "text") == "One two three."
 
 
 def test_ask_stdin_and_range_errors(tk, llm, draft):

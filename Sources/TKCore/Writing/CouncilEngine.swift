@@ -17,8 +17,10 @@ public struct CouncilEngine: Sendable {
 
     /// Calls every advisor in parallel. A failed advisor becomes a perspective with `error`; when every
     /// advisor fails, the first failure is thrown.
+    /// - Parameter onPerspective: called with each advisor's answer as soon as it is in (for streamed output).
     public func run(question: String, advisors: [Role], document: String?, documentPath: String?,
-                    storyType: StoryType?, model: String?, maxOutputTokens: Int = 2048)
+                    storyType: StoryType?, model: String?, maxOutputTokens: Int = 2048,
+                    onPerspective: (@Sendable (CouncilPerspective) -> Void)? = nil)
         async throws(LLMProviderError) -> CouncilResult
     {
         let provider = self.provider
@@ -39,34 +41,39 @@ public struct CouncilEngine: Sendable {
                 }
             }
             var all: [Outcome] = []
-            for await o in group { all.append(o) }
+            for await o in group {
+                all.append(o)
+                onPerspective?(Self.perspective(advisors[o.index], o.reply))
+            }
             return all.sorted { $0.index < $1.index }
         }
         var usage = WritingUsage()
         var perspectives: [CouncilPerspective] = []
         var firstError: LLMProviderError?
         for o in outcomes {
-            let role = advisors[o.index]
             switch o.reply {
-            case .success(let r):
-                usage.add(r)
-                if let c = ReplyParser.parseCouncil(text: r.text, structured: r.structured) {
-                    perspectives.append(CouncilPerspective(advisorId: role.id, name: role.name,
-                                                           perspective: c.perspective, points: c.points,
-                                                           sentiment: c.sentiment))
-                } else {
-                    perspectives.append(CouncilPerspective(advisorId: role.id, name: role.name, perspective: "",
-                                                           points: [], sentiment: "neutral",
-                                                           error: "the reply was empty"))
-                }
-            case .failure(let e):
-                firstError = firstError ?? e
-                perspectives.append(CouncilPerspective(advisorId: role.id, name: role.name, perspective: "",
-                                                       points: [], sentiment: "neutral", error: e.message))
+            case .success(let r): usage.add(r)
+            case .failure(let e): firstError = firstError ?? e
             }
+            perspectives.append(Self.perspective(advisors[o.index], o.reply))
         }
         if let firstError, !perspectives.contains(where: { $0.error == nil }) { throw firstError }
         return CouncilResult(question: question, perspectives: perspectives,
                              analysis: CouncilSynthesis.analyse(perspectives), usage: usage)
+    }
+
+    static func perspective(_ role: Role, _ reply: Result<LLMResponse, LLMProviderError>) -> CouncilPerspective {
+        switch reply {
+        case .success(let r):
+            if let c = ReplyParser.parseCouncil(text: r.text, structured: r.structured) {
+                return CouncilPerspective(advisorId: role.id, name: role.name, perspective: c.perspective,
+                                          points: c.points, sentiment: c.sentiment)
+            }
+            return CouncilPerspective(advisorId: role.id, name: role.name, perspective: "", points: [],
+                                      sentiment: "neutral", error: "the reply was empty")
+        case .failure(let e):
+            return CouncilPerspective(advisorId: role.id, name: role.name, perspective: "", points: [],
+                                      sentiment: "neutral", error: e.message)
+        }
     }
 }

@@ -98,6 +98,11 @@ extension TKAgent {
             let response: LLMResponse
             var onText: (@Sendable (String) -> Void)?
             if stream { onText = { @Sendable piece in writeOut(piece) } }
+            if output.ndjson {
+                onText = { @Sendable piece in
+                    writeOut(JSON.string(JSONValue.object(["type": .string("text"), "text": .string(piece)]), pretty: false) + "\n")
+                }
+            }
             do throws(LLMProviderError) {
                 response = try await provider.complete(request, onText: onText)
             } catch { throw error.cli }
@@ -117,13 +122,17 @@ extension TKAgent {
                 }
             }
             if output.json || output.ndjson {
-                let value: JSONValue = .object([
+                var value: JSONValue = .object([
                     "question": .string(question), "role": .string(advisor.id), "answer": .string(response.text),
                     "path": doc.map { .string($0.display) } ?? .null,
                     "passage": passage.map(JSONValue.string) ?? .null,
                     "conversation": .string(conversation), "turn": .number(Double(history.count + 1)),
                     "metadata": .object(["usage": usageJSON(usage)]),
                 ])
+                if output.ndjson, case .object(var o) = value {
+                    o["type"] = .string("done")
+                    value = .object(o)
+                }
                 writeOut(JSON.string(value, pretty: !output.ndjson) + "\n")
             } else if stream {
                 if !response.text.hasSuffix("\n") { writeOut("\n") }

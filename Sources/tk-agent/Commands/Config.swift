@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TKCore
 
 extension TKAgent {
@@ -71,6 +72,11 @@ extension TKAgent {
                 let leaves = ConfigEditor.leaves(loaded.tree)
                 let keys = Config.apiKeys(config: loaded.config, paths: paths)
                 let projectFile = project?.appending(".tk/config.json")
+                var logger = Logger(label: "tk-agent")
+                logger.logLevel = .error
+                let status = await ProviderFactory.status(configuration: loaded.config,
+                                                          environment: ProcessInfo.processInfo.environment,
+                                                          paths: paths, logger: logger)
                 if output.json {
                     let value: JSONValue = .object([
                         "files": .object([
@@ -86,6 +92,12 @@ extension TKAgent {
                         "api_keys": .array(keys.map { k, v, s in
                             .object(["key": .string(k), "value": v.map(JSONValue.string) ?? .null, "source": .string(s)])
                         }),
+                        "provider": .object([
+                            "name": status.name.map(JSONValue.string) ?? .null,
+                            "model": status.model.map(JSONValue.string) ?? .null,
+                            "available": .bool(status.available),
+                            "reason": status.reason.map(JSONValue.string) ?? .null,
+                        ]),
                         "problems": .array(loaded.problems.map(JSONValue.string)),
                     ])
                     writeOut(JSON.string(value) + "\n")
@@ -94,6 +106,8 @@ extension TKAgent {
                 var out = "# user config: \(paths.userConfig.display)"
                 out += FileSystem.lstatIfExists(paths.userConfig) == nil ? " (not created; `tk-agent config init`)\n" : "\n"
                 if let projectFile { out += "# project config: \(projectFile.display)\n" }
+                out += "# provider in use: " + [status.name ?? "none", status.model].compactMap { $0 }.joined(separator: " ")
+                out += status.available ? " (available)\n" : " (not available: \(status.reason ?? "unknown"))\n"
                 let width = min(40, (leaves.map(\.0.count) + keys.map(\.0.count)).max() ?? 20)
                 for (k, v) in leaves {
                     let src = (loaded.sources[k] ?? .default).rawValue

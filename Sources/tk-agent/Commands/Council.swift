@@ -51,17 +51,38 @@ extension TKAgent {
             let provider = try await llm.makeProvider(configuration: loaded.config)
             let storyType = type ?? md.frontMatter.tk.storyType.flatMap { catalog.storyType($0) }
             let result: CouncilResult
+            var onPerspective: (@Sendable (CouncilPerspective) -> Void)?
+            if output.ndjson {
+                onPerspective = { @Sendable p in
+                    var v = Council.value(p)
+                    if case .object(var o) = v { o["type"] = .string("perspective"); v = .object(o) }
+                    writeOut(JSON.string(v, pretty: false) + "\n")
+                }
+            }
             do {
                 result = try await CouncilEngine(provider: provider).run(
                     question: question, advisors: roles, document: doc.text,
                     documentPath: doc.path?.lastComponent.display ?? doc.display, storyType: storyType,
-                    model: llm.model, maxOutputTokens: min(2048, loaded.config.review.maxOutputTokens))
+                    model: llm.model, maxOutputTokens: min(2048, loaded.config.review.maxOutputTokens),
+                    onPerspective: onPerspective)
             } catch { throw error.cli }
             // TODO(usage): record `result.usage` (tokens, cost, provider, model) in the usage ledger for `council`.
             llm.report(result.usage)
             for p in result.perspectives where p.error != nil { printError("warning: \(p.advisorId): \(p.error ?? "")") }
 
-            if output.json || output.ndjson {
+            if output.ndjson {
+                // The perspectives went out as they came in; the analysis closes the stream.
+                var v = Self.value(result.analysis)
+                if case .object(var o) = v {
+                    o["type"] = .string("analysis")
+                    o["question"] = .string(question)
+                    o["usage"] = usageJSON(result.usage)
+                    v = .object(o)
+                }
+                writeOut(JSON.string(v, pretty: false) + "\n")
+                return
+            }
+            if output.json {
                 let value: JSONValue = .object([
                     "question": .string(question),
                     "path": .string(doc.display),
@@ -69,7 +90,7 @@ extension TKAgent {
                     "analysis": Self.value(result.analysis),
                     "metadata": .object(["usage": usageJSON(result.usage), "generated_at": .string(RFC3339.string(Date()))]),
                 ])
-                writeOut(JSON.string(value, pretty: !output.ndjson) + "\n")
+                writeOut(JSON.string(value) + "\n")
                 return
             }
             writeOut(Self.text(result, style: Style(on: output.color), quiet: output.quiet))

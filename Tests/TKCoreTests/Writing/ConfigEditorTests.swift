@@ -89,4 +89,35 @@ import Testing
         #expect(SecretsStore.mask("sk-test-1234567890") == "sk-…7890")
         #expect(SecretsStore.mask("short") == "****")
     }
+
+    @Test func secretToolIsUsedWhenASessionBusExists() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-secret-tool-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try FileManager.default.createDirectory(atPath: dir + "/bin", withIntermediateDirectories: true)
+        let script = """
+            #!/bin/sh
+            # A stand-in for secret-tool: one file per key under ../store.
+            store="$(dirname "$0")/../store"; mkdir -p "$store"
+            cmd="$1"; shift
+            while [ $# -gt 0 ]; do if [ "$1" = key ]; then k="$2"; fi; shift; done
+            case "$cmd" in
+              store) cat > "$store/$k" ;;
+              lookup) [ -f "$store/$k" ] && cat "$store/$k" || exit 1 ;;
+            esac
+            """
+        #expect(FileManager.default.createFile(atPath: dir + "/bin/secret-tool", contents: Data(script.utf8),
+                                               attributes: [.posixPermissions: 0o755]))
+        let paths = Paths(userConfig: PathBytes(dir + "/tk/config.json"), configDirectory: PathBytes(dir + "/tk"),
+                          dataDirectory: PathBytes(dir + "/data"), runtimeDirectory: PathBytes(dir + "/run"))
+        let env = ["PATH": dir + "/bin:/usr/bin:/bin", "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent"]
+        let store = SecretsStore(paths: paths, environment: env)
+        #expect(try store.set("sk-secret-service-42", for: "api_key") == .secretService)
+        #expect(store.value(for: "api_key") == "sk-secret-service-42")
+        #expect(store.location(of: "api_key") == .secretService)
+        #expect(!FileManager.default.fileExists(atPath: paths.secretsFile.display))
+        // Without a session bus the file is used.
+        let noBus = SecretsStore(paths: paths, environment: ["PATH": dir + "/bin:/usr/bin:/bin"])
+        #expect(try noBus.set("sk-file-0000000001", for: "api_key") == .file(paths.secretsFile))
+        #expect(noBus.value(for: "api_key") == "sk-file-0000000001")
+    }
 }
