@@ -422,6 +422,19 @@ def test_story_types_assemble(tk, llm):
     assert "Story type:" in r.stdout and "Advisors:" in r.stdout and "Genre context:" in r.stdout
 
 
+def test_story_types_assemble_offline_uses_the_keyword_matcher(tk):
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"provider": "anthropic"}))
+    r = tk.run("story-types", "assemble", "a marketing landing page for our product launch", "--json",
+               env={"ANTHROPIC_API_KEY": "", "TK_API_KEY": ""}, check=False)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["source"] == "heuristic"
+    assert doc["story_type"] == "marketing_copy"
+    assert "keyword matcher" in r.stderr
+
+
 # config ----------------------------------------------------------------------------------------
 
 def test_config_init_set_get_show(tk):

@@ -60,10 +60,23 @@ extension TKAgent {
             func run() async throws {
                 let catalog = Writing.catalog()
                 let loaded = llm.loadConfiguration(project: nil)
-                let provider = try await llm.makeProvider(configuration: loaded.config)
-                let (result, usage) = try await Writing.assemble(description: description, catalog: catalog,
-                                                                 provider: provider, model: llm.model)
-                llm.report(usage)
+                let result: AssemblyResult
+                switch try await llm.providerResult(configuration: loaded.config) {
+                case .success(let provider):
+                    let (r, usage) = try await Writing.assemble(description: description, catalog: catalog,
+                                                                provider: provider, model: llm.model)
+                    llm.report(usage)
+                    result = r
+                case .failure(.notConfigured(let why)) where llm.provider == nil:
+                    // Offline: the built-in keyword matcher still gives a useful team.
+                    guard let h = StoryTypeAssembler.heuristicRecommendation(description: description, catalog: catalog)
+                    else { throw CLIError(why) }
+                    printError("note: \(why); used the built-in keyword matcher instead of a model")
+                    result = AssemblyResult(storyType: h.storyType, advisors: h.advisors, genreContext: h.genreContext,
+                                            source: "heuristic", problems: [])
+                case .failure(let e):
+                    throw e.cli
+                }
                 for p in result.problems { printError("note: \(p)") }
                 if output.json {
                     print(JSON.string(result))

@@ -35,18 +35,26 @@ struct LLMOptions: ParsableArguments {
 
     /// The provider to use. Provider failures become one line and exit status 1.
     func makeProvider(configuration: Configuration) async throws -> any LLMProvider {
+        switch try await providerResult(configuration: configuration) {
+        case .success(let p): return p
+        case .failure(let e): throw CLIError(e.message)
+        }
+    }
+
+    /// The provider to use, or why there is none.
+    func providerResult(configuration: Configuration) async throws -> Result<any LLMProvider, LLMProviderError> {
         let env = ProcessInfo.processInfo.environment
         if let hook = env["TK_FAKE_PROVIDER_REPLIES"], !hook.isEmpty {
-            return try HookProvider(file: hook, log: env["TK_FAKE_PROVIDER_LOG"])
+            return .success(try HookProvider(file: hook, log: env["TK_FAKE_PROVIDER_LOG"]))
         }
         var logger = Logger(label: "tk-agent")
         logger.logLevel = verbose ? .info : .error
-        do {
-            return try await ProviderFactory.make(configuration: configuration, environment: env,
-                                                  paths: Paths.resolve(), providerOverride: provider,
-                                                  modelOverride: model, logger: logger)
+        do throws(LLMProviderError) {
+            return .success(try await ProviderFactory.make(configuration: configuration, environment: env,
+                                                           paths: Paths.resolve(), providerOverride: provider,
+                                                           modelOverride: model, logger: logger))
         } catch {
-            throw CLIError(error.message)
+            return .failure(error)
         }
     }
 
