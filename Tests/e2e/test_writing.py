@@ -366,6 +366,18 @@ def test_pipe_stdout_diff_and_apply(tk, llm, draft):
     assert r.stdout == "So unique.\n"
 
 
+def test_pipe_json(tk, llm, draft):
+    llm.reply(suggestions_reply(("editor", "rephrase", "very unique sentence", "unique sentence", "x", 2, 0.9),
+                                ("editor", "rephrase", "unique", "singular", "y", 3, 0.5)))
+    r = run(tk, llm, "pipe", draft, "--role", "editor", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "This is a unique sentence." in doc["text"]
+    assert [s["suggested_text"] for s in doc["applied"]] == ["unique sentence"]
+    assert [s["suggested_text"] for s in doc["left_out"]] == ["singular"]
+    assert doc["changed"] is True
+
+
 def test_pipe_apply_needs_a_file(tk, llm):
     r = run(tk, llm, "pipe", "--apply", input="text\n")
     assert r.returncode == 64

@@ -31,11 +31,14 @@ extension TKAgent {
         var apply = false
         @Flag(name: .shortAndLong, help: "No summary on standard error.")
         var quiet = false
+        @Flag(name: .long, help: "Print JSON: the new text, the suggestions applied and those left out.")
+        var json = false
         @OptionGroup var llm: LLMOptions
 
         func validate() throws {
             if role != nil, advisors != nil { throw ValidationError("give --role or --advisors, not both") }
             if apply, file == nil || file == "-" { throw ValidationError("--apply rewrites a file; give FILE") }
+            if json, diff { throw ValidationError("--json already holds the new text; leave out --diff") }
             if !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
         }
 
@@ -67,7 +70,20 @@ extension TKAgent {
 
             let outcome = SuggestionApplier.apply(result.suggestions, to: doc.bytes)
             let newText = String(decoding: outcome.bytes, as: UTF8.self)
-            if diff {
+            if json {
+                func isApplied(_ s: Suggestion) -> Bool {
+                    outcome.applied.contains { $0.start == s.start && $0.end == s.end && $0.text == s.suggestedText }
+                }
+                let value: JSONValue = .object([
+                    "path": .string(doc.display),
+                    "text": .string(newText),
+                    "applied": .array(result.suggestions.filter(isApplied).map { SuggestPrinter.object($0, path: doc.display) }),
+                    "left_out": .array(result.suggestions.filter { !isApplied($0) }.map { SuggestPrinter.object($0, path: doc.display) }),
+                    "changed": .bool(newText != doc.text),
+                    "metadata": .object(["usage": usageJSON(result.usage), "unanchored": .number(Double(result.unanchored))]),
+                ])
+                writeOut(JSON.string(value) + "\n")
+            } else if diff {
                 let name = doc.path.map { _ in doc.display } ?? "stdin"
                 writeOut(UnifiedDiff.diff(old: doc.text, new: newText, oldName: "a/\(name)", newName: "b/\(name)"))
             } else if !apply {
