@@ -89,6 +89,16 @@ def test_suggest_reads_standard_input_and_strict(tk, llm):
     assert "No suggestions" in r.stdout
 
 
+def test_empty_input_makes_no_call(tk, llm):
+    r = run(tk, llm, "suggest", "--role", "editor", "--json", input="\n\n")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["suggestions"] == []
+    assert "empty" in r.stderr
+    r = run(tk, llm, "pipe", input="  \n")
+    assert r.returncode == 0 and r.stdout == "  \n"
+    assert llm.requests() == []
+
+
 def test_suggest_ndjson_and_text_option(tk, llm):
     llm.reply(EDITOR_REPLY)
     r = run(tk, llm, "suggest", "--text", "This is a very unique sentence. It is really quite good.", "--ndjson",

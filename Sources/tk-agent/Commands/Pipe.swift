@@ -47,6 +47,11 @@ extension TKAgent {
             let explicit = role.map { [$0] } ?? Writing.ids(advisors)
             if !explicit.isEmpty { _ = try Writing.roles(explicit, catalog: catalog) }
             let doc = try input.documents(files: file.map { [$0] } ?? [], command: "pipe")[0]
+            if doc.bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
+                if !quiet { printError("\(doc.display): empty; nothing to change") }
+                if !diff && !apply && !json { FileHandle.standardOutput.write(Data(doc.bytes)) }
+                return
+            }
             let md = MarkdownDocument(bytes: doc.bytes, fileName: doc.fileName)
             if md.frontMatter.tk.review == false {
                 throw CLIError("\(doc.display): its front matter says review: false, so it is never sent to a model")

@@ -92,6 +92,11 @@ extension TKAgent {
             struct Job { var index: Int; var doc: InputDocument; var request: SuggestRequest? }
             var jobs: [Job] = []
             for (i, doc) in docs.enumerated() {
+                if doc.bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 10 || $0 == 13 }) {
+                    printError("\(doc.display): empty; nothing to suggest")
+                    jobs.append(Job(index: i, doc: doc, request: nil))
+                    continue
+                }
                 let md = MarkdownDocument(bytes: doc.bytes, fileName: doc.fileName)
                 if md.frontMatter.tk.review == false {
                     printError("\(doc.display): skipped (tk: review: false in its front matter)")
