@@ -186,6 +186,58 @@ def test_suggest_several_files_in_parallel(tk, llm):
     assert llm.overlapped()
 
 
+def test_suggest_interactive_quit_writes_nothing(tk, llm, draft):
+    llm.reply(EDITOR_REPLY)
+    r = run(tk, llm, "suggest", draft, "--role", "editor", "--interactive", input="q\n")
+    assert r.returncode == 0, r.stderr
+    assert draft.read_text() == DRAFT
+
+
+def test_suggest_max_suggestions_and_categories(tk, llm, draft):
+    llm.reply(EDITOR_REPLY)
+    r = run(tk, llm, "suggest", draft, "--role", "editor", "--json", "--max-suggestions", "1",
+            "--categories", "grammar,clarity")
+    assert r.returncode == 0, r.stderr
+    assert len(json.loads(r.stdout)["suggestions"]) == 1
+    msgs = llm.user_messages()[-1]
+    assert "at most 1 suggestions" in msgs[-1]
+    assert "grammar, clarity" in msgs[-1]
+
+
+def pty_stdout(args, env):
+    master, slave = pty.openpty()
+    p = subprocess.Popen([BIN, *map(str, args)], stdin=subprocess.DEVNULL, stdout=slave, stderr=subprocess.PIPE,
+                         env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=30)
+    os.close(master)
+    return p.returncode, out
+
+
+def test_colour_on_a_terminal_unless_no_color(tk, llm, draft):
+    env = {k: v for k, v in tk.env.items() if k != "NO_COLOR"}
+    llm.reply(EDITOR_REPLY)
+    env.update(llm.env())
+    rc, out = pty_stdout(["suggest", draft, "--role", "editor"], env)
+    assert rc == 0
+    assert b"\x1b[" in out
+    llm.reply(EDITOR_REPLY)
+    env.update(llm.env())
+    env["NO_COLOR"] = "1"
+    rc, out = pty_stdout(["suggest", draft, "--role", "editor"], env)
+    assert rc == 0
+    assert b"\x1b[" not in out and b"very unique" in out
+
+
 def test_suggest_usage_errors(tk, llm, draft):
     r = run(tk, llm, "suggest", draft, "--advisors", "editor", "--describe", "a blog")
     assert r.returncode == 64
