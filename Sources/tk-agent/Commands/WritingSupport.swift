@@ -26,7 +26,8 @@ enum Writing {
         do { return try catalog.resolveAdvisors(ids) } catch {
             if case .unknownRole(let id, _) = error,
                let problem = catalog.problems.first(where: { $0.contains(id) || (id.hasPrefix("custom_") && $0.contains(String(id.dropFirst(7)))) }) {
-                throw usageError("advisor \"\(id)\" cannot be used: \(problem)")
+                let why = problem.hasSuffix("; skipped") ? String(problem.dropLast("; skipped".count)) : problem
+                throw usageError("advisor \"\(id)\" cannot be used: \(why)")
             }
             throw usageError(error.description)
         }
