@@ -264,9 +264,11 @@ enum Interactive {
                     accepted += 1
                     decided = true
                 case "e", "edit":
-                    FileHandle.standardError.write(Data("replacement text: ".utf8))
+                    FileHandle.standardError.write(Data("replacement text (empty keeps the suggestion): ".utf8))
                     guard let text = readLine() else { quit = true; break }
-                    if let e = SuggestionApplier.edit(for: s, replacement: text) { edits.append(e) }
+                    if let e = SuggestionApplier.edit(for: s, replacement: text.isEmpty ? s.suggestedText : text) {
+                        edits.append(e)
+                    }
                     edited += 1
                     decided = true
                 case "s", "skip", "n", "no", "":
