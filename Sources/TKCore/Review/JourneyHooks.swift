@@ -1,0 +1,15 @@
+// Stand-ins for the journey branch's hooks, with the same signatures. Delete this file at merge.
+
+extension JourneyEngine {
+    /// A review round finished with `suggestions` (already added to the sidecar by the queue).
+    public static func roundFinished(_ sidecar: inout ReviewSidecar, round: Round, suggestions: [Suggestion]) {
+        sidecar.journey.stage = .revise
+        sidecar.journey.revisionCycle += 1
+        sidecar.journey.stats.received += suggestions.count
+    }
+
+    /// The writer asked for a review by hand.
+    public static func reviewRequested(_ sidecar: inout ReviewSidecar) {
+        if sidecar.journey.stage == .final { sidecar.journey.stage = .revise }
+    }
+}
