@@ -10,7 +10,7 @@ public actor ReviewQueue: AgentExtension {
         var document: PathBytes
     }
 
-    public let executor: RoundExecutor
+    public nonisolated let executor: RoundExecutor
     var env: ReviewEnvironment { executor.env }
     /// When each document last changed, as the agent saw it.
     var lastChange: [DocKey: Date] = [:]
