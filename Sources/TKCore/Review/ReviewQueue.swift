@@ -37,10 +37,12 @@ public actor ReviewQueue: AgentExtension {
         let now = env.now.date()
         for change in changes {
             switch change {
-            case .updated(let rel, _, _, _):
+            case .updated(let rel, _, _, let previous):
                 let key = DocKey(project: root, document: rel)
                 lastChange[key] = now
-                if config.review.auto { autoPending[key] = config }
+                // Only edits start automatic rounds: a document seen for the first time (a new data folder,
+                // a new project's first scan) is not sent until the writer changes it.
+                if config.review.auto, previous != nil { autoPending[key] = config }
             case .deleted(let rel, _):
                 let key = DocKey(project: root, document: rel)
                 lastChange[key] = nil
@@ -72,6 +74,7 @@ public actor ReviewQueue: AgentExtension {
     public func wake() async {
         budgetCheckedAt = [:]
         provider = nil
+        env.nudge?.nudge()
         fire()
     }
 

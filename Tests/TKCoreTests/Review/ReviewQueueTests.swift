@@ -80,13 +80,13 @@ struct QueueFixture {
     }
 
     /// Writes a document and tells the queue it changed.
-    func write(_ rel: String, _ text: String, notify: Bool = true) async throws {
+    func write(_ rel: String, _ text: String, notify: Bool = true, previous: String? = "0") async throws {
         let path = root.appending(rel)
         try FileSystem.writeAtomically(Array(text.utf8), to: path)
         if notify {
             let doc = MarkdownDocument(bytes: Array(text.utf8), fileName: rel)
             await queue.documentsChanged(root: root, changes: [
-                .updated(relative: PathBytes(rel), document: doc, sha256: SHA256Digest.hex(Array(text.utf8)), previousSha256: nil),
+                .updated(relative: PathBytes(rel), document: doc, sha256: SHA256Digest.hex(Array(text.utf8)), previousSha256: previous),
             ], config: config)
         }
     }
@@ -223,6 +223,14 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         f.clock.advance(61)
         await f.tickAndDrain()
         #expect(try f.rounds("a.md").count == 2)
+    }
+
+    @Test func aFirstSightingIsNoEdit() async throws {
+        let f = try QueueFixture()
+        try await f.write("a.md", "The cat sat. " + words(40) + "\n", previous: nil)
+        f.clock.advance(120)
+        await f.tickAndDrain()
+        #expect(try f.rounds("a.md").isEmpty)
     }
 
     @Test func autoOffStartsNothing() async throws {
