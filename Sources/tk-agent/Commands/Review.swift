@@ -30,7 +30,7 @@ extension TKAgent {
             let catalog = AdvisorCatalog.load(paths: paths)
             let advisorList = try parseAdvisors(catalog: catalog)
             var logger = Logger(label: "tk-agent")
-            logger.logLevel = .warning
+            logger.logLevel = .error
             if dryRun {
                 try printDryRun(project: project, rel: rel, advisors: advisorList, paths: paths, environment: environment,
                                 catalog: catalog, logger: logger)
