@@ -103,8 +103,9 @@ public struct RoundExecutor: Sendable {
             rec.error = error
             rec.ownerPid = nil
             if status == .done || status == .failed { rec.finishedAt = RFC3339.string(env.now.date()) }
-            save(rec)
+            // The sidecar first: whoever waits on the database then finds the sidecar up to date.
             writeSidecar(rec)
+            save(rec)
             env.nudge?.nudge()
             if status == .failed {
                 log.warning("review round failed", metadata: ["round": "\(rec.id)", "document": "\(rec.document.display)",
@@ -192,8 +193,8 @@ public struct RoundExecutor: Sendable {
             rec.error = nil
             rec.ownerPid = nil
             rec.finishedAt = RFC3339.string(env.now.date())
-            save(rec)
             let all = writeSidecar(rec, newSuggestions: outcome.suggestions)
+            save(rec)
             env.nudge?.nudge()
             log.info("review round done", metadata: ["round": "\(rec.id)", "suggestions": "\(outcome.suggestions.count)",
                                                     "unanchored": "\(outcome.unanchored)"])
