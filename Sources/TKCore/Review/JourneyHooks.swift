@@ -8,8 +8,16 @@ extension JourneyEngine {
         sidecar.journey.stats.received += suggestions.count
     }
 
-    /// The writer asked for a review by hand.
-    public static func reviewRequested(_ sidecar: inout ReviewSidecar) {
-        if sidecar.journey.stage == .final { sidecar.journey.stage = .revise }
+    /// The writer asked for a review by hand: a final document goes back to `revise`.
+    @discardableResult
+    public static func reviewRequested(_ sidecar: inout ReviewSidecar) -> Bool {
+        guard sidecar.journey.stage == .final else { return false }
+        sidecar.journey.stage = .revise
+        return true
+    }
+
+    /// Whether the agent may start a round on its own: never for a final document.
+    public static func allowsAutomaticReview(_ sidecar: ReviewSidecar) -> Bool {
+        sidecar.journey.stage != .final
     }
 }

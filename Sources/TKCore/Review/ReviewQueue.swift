@@ -140,6 +140,11 @@ public actor ReviewQueue: AgentExtension {
             env.logger.debug("no automatic review", metadata: ["document": "\(key.document.display)", "reason": "\(why)"])
             return
         }
+        if case .ok(let sidecar, _) = env.sidecars.read(project: key.project, document: key.document),
+           !JourneyEngine.allowsAutomaticReview(sidecar) {
+            env.logger.debug("no automatic review: the document is final", metadata: ["document": "\(key.document.display)"])
+            return
+        }
         if let p = provider?.status, !p.available {
             env.logger.debug("no automatic review: no provider", metadata: ["document": "\(key.document.display)"])
             return

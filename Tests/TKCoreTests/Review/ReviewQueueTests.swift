@@ -233,6 +233,19 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         #expect(try f.rounds("a.md").isEmpty)
     }
 
+    @Test func finalDocumentsGetNoAutomaticRound() async throws {
+        let f = try QueueFixture()
+        try await f.write("a.md", "The cat sat. " + words(40) + "\n")
+        try SidecarStore().write(project: f.root, document: PathBytes("a.md"), ReviewSidecar(
+            document: "a.md", sha256: "", updatedAt: "", words: 40, journey: JourneyState(stage: .final)))
+        f.clock.advance(120)
+        await f.tickAndDrain()
+        #expect(try f.rounds("a.md").isEmpty)
+        // A manual request still runs, and brings the document back to revise.
+        _ = try f.queue.executor.submit(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: true, advisors: nil)
+        #expect(f.sidecar("a.md")?.journey.stage == .revise)
+    }
+
     @Test func autoOffStartsNothing() async throws {
         let f = try QueueFixture { $0.review.auto = false }
         try await f.write("a.md", "The cat sat. " + words(40) + "\n")
