@@ -152,7 +152,24 @@ def test_round_without_an_agent_runs_in_process(tk, fake, setup, needs_provider)
     assert "2 suggestions" in r.stdout
     assert last_round(setup, "cats.md")["status"] == "done"
     st = tk.status()
-    assert st["running"] is False and st["queue"]["queued"] == 0
+    assert st["running"] is False and st["queue"]["queued"] == 0 and st["queue"]["failed"] == 0
+    assert st["usage"]["today_usd"] > 0 and st["usage"]["month_usd"] >= st["usage"]["today_usd"]
+    assert st["provider"]["name"] == "anthropic"
+    assert "Queue: 0 queued" in tk.run("status").stdout
+
+
+def test_max_concurrent_rounds(tk, fake, setup, needs_provider):
+    write_config(tk, fake, review={"max_concurrent": 1})
+    for name in ("b.md", "c.md"):
+        (setup / name).write_text(DOC.replace("cat", "dog" if name == "b.md" else "bird"))
+    fake.default("anthropic", fake.suggestions([], delay=1))
+    tk.start(setup, extra_env=fake.env())
+    for name in ("cats.md", "b.md", "c.md"):
+        assert review(tk, fake, setup / name, "--now").returncode == 0
+    tk.wait_for(lambda: all((last_round(setup, n) or {}).get("status") == "done" for n in ("cats.md", "b.md", "c.md")),
+                timeout=30, what="three rounds")
+    assert fake.max_active == 1
+    assert len(fake.requests_for("anthropic")) == 3
 
 
 def test_rate_limited_then_overloaded_then_success(tk, fake, setup, needs_provider):

@@ -206,6 +206,12 @@ public struct RoundExecutor: Sendable {
             rec.outputTokens += error.usage.outputTokens
             rec.costUsd += error.costUsd
             rec.attempts += error.attempts
+            if Task.isCancelled || error.providerError == .cancelled {
+                // The agent is stopping: the round runs again at the next start.
+                rec.tries -= 1
+                rec.skipQuiet = true
+                return end(.queued, "interrupted when the agent stopped; runs again")
+            }
             if let pe = error.providerError, pe.isRetryable, rec.tries < Self.maxTries {
                 let delay = Self.retryDelay(pe, tries: rec.tries)
                 let at = env.now.date().addingTimeInterval(delay)

@@ -32,7 +32,13 @@ final class GatedProvider: LLMProvider {
     func complete(_ request: LLMRequest, onText: (@Sendable (String) -> Void)?) async throws(LLMProviderError) -> LLMResponse {
         state.withLock { $0.inFlight += 1; $0.calls += 1 }
         during()
-        while !state.withLock({ $0.open }) { try? await Task.sleep(for: .milliseconds(5)) }
+        while !state.withLock({ $0.open }) {
+            if Task.isCancelled {
+                state.withLock { $0.inFlight -= 1 }
+                throw .cancelled
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         state.withLock { $0.inFlight -= 1 }
         return LLMResponse(provider: name, model: model, text: reply, usage: LLMUsage(inputTokens: 100, outputTokens: 20),
                            costUsd: 0.01)
@@ -370,6 +376,25 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         let after = try #require(try store.round(id: r.id))
         #expect(after.status == .done)
         #expect(provider.requests.count == 1)
+    }
+
+    @Test func aRoundCancelledAtShutdownIsQueuedAgain() async throws {
+        let provider = GatedProvider(reply: editorReply)
+        let f = try QueueFixture(provider: provider)
+        try await f.write("a.md", "The cat sat. " + words(20) + "\n", notify: false)
+        let store = ReviewStore(database: f.db)
+        let r = try f.queue.executor.submit(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: false, advisors: nil)
+        let claimed = try #require(try store.claim(id: r.id, pid: 4242))
+        let executor = f.queue.executor
+        let task = Task { await executor.run(claimed) }
+        for _ in 0..<400 where provider.inFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(f.sidecar("a.md")?.rounds.first?.status == .running)
+        task.cancel()
+        let ended = await task.value
+        #expect(ended.status == .queued)
+        #expect(ended.skipQuiet)
+        #expect(try store.round(id: r.id)?.status == .queued)
+        #expect(f.sidecar("a.md")?.rounds.first?.status == .queued)
     }
 
     @Test func roundsOfALiveProcessAreLeftAlone() async throws {
