@@ -107,14 +107,7 @@ public actor ReviewQueue: AgentExtension {
     func recover() {
         guard !recovered else { return }
         recovered = true
-        do {
-            for rec in try executor.store.recoverInterrupted(isAlive: env.isAlive) {
-                env.logger.info("review round interrupted earlier; queued again", metadata: ["round": "\(rec.id)"])
-                executor.writeSidecar(rec)
-            }
-        } catch {
-            env.logger.error("cannot recover review rounds", metadata: ["error": "\(error)"])
-        }
+        executor.recoverInterrupted()
     }
 
     /// One pass: automatic rounds for quiet documents, then start what may start.

@@ -90,6 +90,23 @@ public struct RoundExecutor: Sendable {
         return rec
     }
 
+    /// Puts rounds left `running` by a process that is gone (killed, crashed) back in the queue.
+    /// - Returns: the rounds put back.
+    @discardableResult
+    public func recoverInterrupted() -> [ReviewRoundRecord] {
+        do {
+            let recovered = try store.recoverInterrupted(isAlive: env.isAlive)
+            for rec in recovered {
+                env.logger.info("review round interrupted earlier; queued again", metadata: ["round": "\(rec.id)"])
+                writeSidecar(rec)
+            }
+            return recovered
+        } catch {
+            env.logger.error("cannot recover review rounds", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
     /// Runs a round this process has claimed, to its end (done, failed, or waiting for the budget or a retry).
     /// - Returns: the round as it ended.
     @discardableResult

@@ -129,6 +129,7 @@ extension TKAgent {
 
         /// Runs the round in this process (no agent): the same executor the agent uses.
         func runHere(executor: RoundExecutor, id: String, project: PathBytes, rel: PathBytes) async throws -> ReviewRoundRecord {
+            executor.recoverInterrupted()
             if !now {
                 let quiet = executor.env.loadConfig(project).review.quietSeconds
                 if let st = FileSystem.lstatIfExists(project.appending(rel)) {
