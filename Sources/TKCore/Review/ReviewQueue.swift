@@ -92,7 +92,7 @@ public actor ReviewQueue: AgentExtension {
     /// The queue and usage facts for `status`, from the database alone (also used when no agent runs).
     public static func contribute(store: ReviewStore, ledger: UsageLedger, config: Configuration, now: Date,
                                   to status: inout StatusSnapshot) {
-        if let q = try? store.counts() { status.queue = q }
+        if let q = try? store.counts(now: now) { status.queue = q }
         if let t = try? ledger.totals(now: now) {
             status.usage.todayUsd = t.today.costUsd
             status.usage.monthUsd = t.month.costUsd

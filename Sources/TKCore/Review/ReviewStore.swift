@@ -248,7 +248,7 @@ public struct ReviewStore: Sendable {
     // MARK: Status
 
     /// Queue counts for `status`. `failed` counts documents whose latest round failed.
-    public func counts() throws -> StatusSnapshot.Queue {
+    public func counts(now: Date = Date()) throws -> StatusSnapshot.Queue {
         try database.writer.read { db in
             var q = StatusSnapshot.Queue()
             for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM review_round GROUP BY status") {
@@ -265,7 +265,7 @@ public struct ReviewStore: Sendable {
                     SELECT 1 FROM review_round n WHERE n.project = r.project AND n.document = r.document
                     AND n.rowid != r.rowid AND n.queued_at >= r.queued_at AND n.status != 'failed')
                 AND r.finished_at >= ?
-                """, arguments: [RFC3339.string(Date().addingTimeInterval(-86_400))]) ?? 0
+                """, arguments: [RFC3339.string(now.addingTimeInterval(-86_400))]) ?? 0
             return q
         }
     }

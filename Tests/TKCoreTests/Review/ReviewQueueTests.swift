@@ -505,6 +505,59 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
     }
 }
 
+@Suite struct ReviewStoreTests {
+    @Test func failedCountsOnlyDocumentsWhoseLatestRoundFailed() async throws {
+        let provider = ScriptedProvider()
+        provider.enqueue(error: .authentication("bad key"))
+        provider.enqueue(error: .authentication("bad key"))
+        provider.enqueue(editorReply)
+        let f = try QueueFixture(provider: provider)
+        try await f.write("a.md", "The cat sat.\n", notify: false)
+        try await f.write("b.md", "The cat sat.\n", notify: false)
+        for name in ["a.md", "b.md"] {
+            _ = try f.queue.executor.submit(project: f.root, document: PathBytes(name), manual: true, skipQuiet: true, advisors: nil)
+        }
+        await f.tickAndDrain()
+        let store = ReviewStore(database: f.db)
+        #expect(try store.counts(now: f.clock.date).failed == 2)
+        try await f.write("a.md", "The cat sat down.\n", notify: false)
+        _ = try f.queue.executor.submit(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: true, advisors: nil)
+        await f.tickAndDrain()
+        #expect(try store.counts(now: f.clock.date) == StatusSnapshot.Queue(queued: 0, waiting: 0, running: 0, failed: 1))
+    }
+
+    @Test func renamedDocumentsKeepTheirRoundsAndBaseline() async throws {
+        let f = try QueueFixture()
+        let store = ReviewStore(database: f.db)
+        try await f.write("a.md", "The cat sat.\n", notify: false)
+        _ = try store.enqueue(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: false, advisors: nil)
+        try store.setBaseline(project: f.root, document: PathBytes("a.md"), contentSha: "x", words: [1, 2, 3])
+        try store.move(project: f.root, from: PathBytes("a.md"), to: PathBytes("b.md"))
+        #expect(try store.rounds(project: f.root, document: PathBytes("b.md")).count == 1)
+        #expect(try store.baseline(project: f.root, document: PathBytes("b.md")) == [1, 2, 3])
+        #expect(try store.baseline(project: f.root, document: PathBytes("a.md")).isEmpty)
+    }
+
+    @Test func aNewRoundSupersedesOverlappingPendingSuggestions() async throws {
+        let provider = ScriptedProvider()
+        provider.enqueue(editorReply)
+        provider.enqueue(#"{"suggestions": [{"advisor_id": "editor", "type": "rephrase", "original_text": "The cat sat on", "suggested_text": "The cat perched on", "reasoning": "r", "priority": 1, "confidence": 0.9}, {"advisor_id": "editor", "type": "fix", "original_text": "the mat", "suggested_text": "the rug", "reasoning": "r", "priority": 2, "confidence": 0.9}]}"#)
+        let f = try QueueFixture(provider: provider)
+        try await f.write("a.md", "The cat sat on the mat.\n", notify: false)
+        _ = try f.queue.executor.submit(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: true,
+                                        advisors: ["editor"])
+        await f.tickAndDrain()
+        _ = try f.queue.executor.submit(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: true,
+                                        advisors: ["editor", "creative_writer"])
+        await f.tickAndDrain()
+        let s = try #require(f.sidecar("a.md"))
+        #expect(s.rounds.count == 2)
+        #expect(s.suggestions.map(\.suggestedText).sorted() == ["The cat perched on", "the rug"])
+        #expect(s.journey.revisionCycle == 2)
+        #expect(s.rounds.map(\.cycle) == [1, 2])
+    }
+}
+
 @Suite struct UsageLedgerTests {
     @Test func totalsAndReport() throws {
         let db = try AppDatabase.inMemory()
