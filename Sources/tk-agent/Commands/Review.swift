@@ -136,7 +136,7 @@ extension TKAgent {
                     let left = quiet - Date().timeIntervalSince(Date(timeIntervalSince1970: Double(st.mtimeNs) / 1e9))
                     if left > 0 {
                         printError("waiting \(Int(left.rounded(.up)))s for \(rel.display) to be quiet (use --now to skip)")
-                        try await Task.sleep(for: .milliseconds(Int64(left * 1000)))
+                        try await Task.sleep(for: .milliseconds(Int64(min(left, 86_400) * 1000)))
                     }
                 }
             }
@@ -152,7 +152,7 @@ extension TKAgent {
                     let left = nb.timeIntervalSinceNow
                     if left > 0 {
                         printError("\(current.reason ?? "waiting")")
-                        try await Task.sleep(for: .milliseconds(Int64(left * 1000)))
+                        try await Task.sleep(for: .milliseconds(Int64(min(left, 86_400) * 1000)))
                     }
                 }
                 guard let claimed = try executor.store.claim(id: id, pid: getpid()) else { continue }
@@ -177,7 +177,7 @@ extension TKAgent {
                     var line = "review round \(r.id) of \(r.document.display) done: \(suggestions.count) suggestion\(suggestions.count == 1 ? "" : "s")"
                     if let p = r.provider { line += " from \(p)\(r.model.map { "/\($0)" } ?? "")" }
                     if r.tries > 0 {
-                        line += String(format: " (%d in / %d out tokens, $%.4f)", r.inputTokens, r.outputTokens, r.costUsd)
+                        line += String(format: " (%ld in / %ld out tokens, $%.4f)", r.inputTokens, r.outputTokens, r.costUsd)
                     }
                     print(line)
                     if let reason = r.reason { print("  note: \(reason)") }

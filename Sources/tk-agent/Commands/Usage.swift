@@ -67,7 +67,7 @@ extension TKAgent {
                 return
             }
             func line(_ label: String, _ r: Row) -> String {
-                String(format: "%@  %4d call%@  %9d in  %8d out  $%.4f", label, r.calls, r.calls == 1 ? " " : "s",
+                String(format: "%@  %4ld call%@  %9ld in  %8ld out  $%.4f", label, r.calls, r.calls == 1 ? " " : "s",
                        r.inputTokens, r.outputTokens, r.costUsd)
             }
             print(String(format: "Today (%@ UTC): $%.4f of the $%.2f daily review budget", report.today.day ?? "",
