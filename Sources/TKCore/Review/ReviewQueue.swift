@@ -257,7 +257,7 @@ public actor ReviewQueue: AgentExtension {
         }
         let timer = Task { [weak self] in
             try? await Task.sleep(for: delay)
-            await self?.fire()
+            if !Task.isCancelled { await self?.fire() }
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
