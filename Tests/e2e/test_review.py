@@ -310,3 +310,16 @@ def test_the_key_is_written_nowhere(tk, fake, setup, needs_provider):
         for root in (tk.data, setup, tk.runtime, tk.config_home):
             assert files_containing(root, needle) == []
         assert needle not in agent.log_path.read_bytes()
+
+
+@pytest.mark.parametrize("provider", ["openai", "ollama"])
+def test_local_servers_are_exempt_from_the_budget(tk, fake, setup, needs_provider, provider):
+    # The fake server listens on 127.0.0.1: an OpenAI-compatible server there is local, like Ollama.
+    write_config(tk, fake, provider=provider, review={"daily_budget_usd": 0},
+                 extra={"providers": {provider: {"model": "llama3.2:latest" if provider == "ollama" else "fake-model"}}})
+    fake.enqueue(provider, good_reply(fake))
+    r = review(tk, fake, setup / "cats.md", "--now", "--wait", "--json")
+    assert r.returncode == 0, r.stderr
+    rnd = json.loads(r.stdout)["round"]
+    assert rnd["provider"] == provider and rnd["usage"]["cost_usd"] == 0
+    assert tk.json("usage", "--json")["today"]["cost_usd"] == 0
