@@ -260,14 +260,16 @@ def test_automatic_round_after_quiet(tk, fake, setup, needs_provider):
     assert len(fake.requests_for("anthropic")) == 1
 
 
-def test_budget_reached_waits_with_the_reason(tk, fake, setup, needs_provider):
-    write_config(tk, fake, review={"daily_budget_usd": 0})
+@pytest.mark.parametrize("budget,words", [(0, "daily budget reached"), (0.001, "would be exceeded")])
+def test_budget_reached_waits_with_the_reason(tk, fake, setup, needs_provider, budget, words):
+    # 0: nothing may be spent; 0.001: the price table says this round costs more than that.
+    write_config(tk, fake, review={"daily_budget_usd": budget})
     tk.start(setup, extra_env=fake.env())
     r = review(tk, fake, setup / "cats.md", "--now", "--wait")
     assert r.returncode == 1
     assert "budget" in r.stderr
     rnd = last_round(setup, "cats.md")
-    assert rnd["status"] == "waiting" and "budget" in rnd["reason"]
+    assert rnd["status"] == "waiting" and words in rnd["reason"]
     tk.wait_for(lambda: tk.status()["queue"]["waiting"] == 1, timeout=10, what="waiting round in status")
     assert any("budget" in p for p in tk.status()["problems"])
     assert fake.requests_for("anthropic") == []

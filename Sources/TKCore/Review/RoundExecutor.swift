@@ -40,6 +40,12 @@ public struct ReviewEnvironment: Sendable {
         self.estimateCost = estimateCost; self.notify = notify; self.isAlive = isAlive
     }
 
+    /// The price of a call from the embedded price table, or nil when the model is not in it.
+    public static let tablePrice: @Sendable (String, String, Int, Int) -> Double? = { _, model, input, output in
+        guard CostTable.price(for: model) != nil else { return nil }
+        return CostTable.cost(model: model, usage: LLMUsage(inputTokens: input, outputTokens: output))
+    }
+
     /// The real thing: configuration from disk, `ProviderFactory`, `notify-send`.
     public static func live(paths: Paths, environment: [String: String], database: AppDatabase, logger: Logger,
                             nudge: StatusNudge? = nil) -> ReviewEnvironment {
@@ -53,6 +59,7 @@ public struct ReviewEnvironment: Sendable {
             providerStatus: { config in
                 await ProviderFactory.status(configuration: config, environment: environment, paths: paths, logger: logger)
             },
+            estimateCost: tablePrice,
             notify: { config, title, body in
                 await Notifier(settings: config.notifications, environment: environment, logger: logger)
                     .notify(title: title, body: body)

@@ -333,6 +333,11 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         #expect(r.reason?.contains("would be exceeded") == true)
     }
 
+    @Test func thePriceTableEstimatesARound() {
+        #expect(ReviewEnvironment.tablePrice("anthropic", "claude-sonnet-4-6", 1_000_000, 0) == 3)
+        #expect(ReviewEnvironment.tablePrice("openai", "my-local-model", 1000, 1000) == nil)
+    }
+
     @Test func localProvidersIgnoreTheBudget() async throws {
         let provider = ScriptedProvider(name: "ollama", model: "llama")
         provider.enqueue(editorReply)
