@@ -217,12 +217,12 @@ public struct RoundExecutor: Sendable {
             rec.error = nil
             rec.ownerPid = nil
             rec.finishedAt = RFC3339.string(env.now.date())
-            let all = writeSidecar(rec, newSuggestions: outcome.suggestions)
+            writeSidecar(rec, newSuggestions: outcome.suggestions)
             save(rec)
             env.nudge?.nudge()
             log.info("review round done", metadata: ["round": "\(rec.id)", "suggestions": "\(outcome.suggestions.count)",
                                                     "unanchored": "\(outcome.unanchored)"])
-            let message = Notifier.roundMessage(document: rec.document.display, suggestions: all ?? outcome.suggestions)
+            let message = Notifier.roundMessage(document: rec.document.display, suggestions: outcome.suggestions)
             await env.notify(config, message.title, message.body)
             return rec
         } catch {
