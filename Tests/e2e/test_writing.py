@@ -561,3 +561,14 @@ def test_config_set_api_key_goes_to_the_secrets_file(tk):
     r = tk.run("config", "show", "--json", env=env)
     assert "1234567890" not in r.stdout
     assert tk.run("config", "get", "providers.anthropic.api_key", env=env).stdout.strip() == "sk-…wxyz"
+
+
+def test_command_calls_count_in_usage(tk, llm, draft):
+    if llm.name != "fake":
+        pytest.skip("the test hook is not a provider and is not counted")
+    llm.reply(EDITOR_REPLY)
+    r = run(tk, llm, "suggest", draft, "--role", "editor")
+    assert r.returncode == 0, r.stderr
+    u = tk.json("usage", "--json")
+    assert u["today"]["calls"] == 1 and u["today"]["input_tokens"] > 0
+    assert [m["model"] for m in u["models"]] and u["models"][0]["provider"] == "anthropic"

@@ -106,7 +106,6 @@ extension TKAgent {
             do throws(LLMProviderError) {
                 response = try await provider.complete(request, onText: onText)
             } catch { throw error.cli }
-            // TODO(usage): record `response.usage` / `response.costUsd` in the usage ledger for `ask`.
             var usage = WritingUsage()
             usage.add(response)
             llm.report(usage)

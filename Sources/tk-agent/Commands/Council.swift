@@ -66,7 +66,6 @@ extension TKAgent {
                     model: llm.model, maxOutputTokens: min(2048, loaded.config.review.maxOutputTokens),
                     onPerspective: onPerspective)
             } catch { throw error.cli }
-            // TODO(usage): record `result.usage` (tokens, cost, provider, model) in the usage ledger for `council`.
             llm.report(result.usage)
             for p in result.perspectives where p.error != nil { printError("warning: \(p.advisorId): \(p.error ?? "")") }
 

@@ -69,7 +69,6 @@ extension TKAgent {
                     categories: cats.isEmpty ? nil : cats, minConfidence: minConfidence, model: llm.model,
                     maxOutputTokens: loaded.config.review.maxOutputTokens))
             } catch { throw error.cli }
-            // TODO(usage): record `result.usage` (tokens, cost, provider, model) in the usage ledger for `pipe`.
             llm.report(result.usage)
             if !quiet { for p in result.problems { printError("\(doc.display): \(p)") } }
 

@@ -142,7 +142,6 @@ extension TKAgent {
                 switch results[job.index] {
                 case .success(let r):
                     total.add(r.usage)
-                    // TODO(usage): record `r.usage` (tokens, cost, provider, model) in the usage ledger for `suggest`.
                     if !output.quiet { for p in r.problems { printError("\(job.doc.display): \(p)") } }
                     all.append((job.doc, r))
                 case .failure(let e):

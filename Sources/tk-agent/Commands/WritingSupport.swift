@@ -77,7 +77,6 @@ enum Writing {
         let response: LLMResponse
         do { response = try await provider.complete(req) } catch { throw CLIError(error.message) }
         usage.add(response)
-        // TODO(usage): record `response.usage` / `response.costUsd` in the usage ledger (story-types assemble, suggest --describe).
         let parsed = ReplyParser.parseAssembly(text: response.text, structured: response.structured, catalog: catalog)
         if let parsed, let typeID = parsed.storyType, let type = catalog.storyType(typeID) {
             var advisors = parsed.advisors

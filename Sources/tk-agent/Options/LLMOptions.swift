@@ -58,8 +58,10 @@ struct LLMOptions: ParsableArguments {
         }
     }
 
-    /// `--verbose`: one line of tokens and cost on stderr.
+    /// Records the calls in the usage ledger (`tk-agent usage`), then, with `--verbose`, prints one
+    /// line of tokens and cost on stderr. A ledger that cannot be written is a warning, never fatal.
     func report(_ u: WritingUsage) {
+        record(u)
         guard verbose else { return }
         let who = [u.provider, u.model].compactMap { $0 }.joined(separator: "/")
         var line = "tokens: \(u.usage.inputTokens) in, \(u.usage.outputTokens) out"
@@ -68,6 +70,22 @@ struct LLMOptions: ParsableArguments {
         line += " · \(u.calls) call\(u.calls == 1 ? "" : "s")"
         if !who.isEmpty { line += " · \(who)" }
         printError(line)
+    }
+}
+
+extension LLMOptions {
+    func record(_ u: WritingUsage) {
+        guard u.calls > 0, let provider = u.provider, provider != "hook" else { return }
+        let paths = Paths.resolve()
+        let config = ConfigurationLoader.load(paths: paths, project: nil, flags: flagLayer).config
+        do {
+            let db = try AppDatabase.open(paths: paths)
+            try UsageLedger(database: db).record(provider: provider, model: u.model ?? "", usage: u.usage,
+                                                 costUsd: u.costUsd, kind: .cli,
+                                                 local: ReviewPolicy.isLocal(providerName: provider, config: config))
+        } catch {
+            printError("warning: could not record usage in \(paths.dataDirectory.display): \(error)")
+        }
     }
 }
 
