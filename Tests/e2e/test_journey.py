@@ -330,3 +330,31 @@ def test_corrupt_database_is_rebuilt_from_sidecars(tk):
     docs = tk.json("documents", "--json")
     assert docs[0]["stage"] == "revise" and docs[0]["pending_suggestions"] == 3
     assert by_id(read_sidecar(p))[ids[0]]["status"] == "skipped"
+
+
+def test_ready_notification_once_when_all_addressed(tk):
+    p = tk.project()
+    doc = p / "draft.md"
+    doc.write_text(DOC)
+    log = tk.root / "notified.txt"
+    script = tk.root / "fake-notify"
+    script.write_text(f"#!/bin/sh\nprintf '%s|' \"$@\" >> {log}\necho >> {log}\n")
+    script.chmod(0o755)
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"watch": {"settle_ms": 50}, "review": {"auto": False},
+                               "notifications": {"enabled": True, "command": str(script)}}))
+    tk.start(p, extra_env={"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent-test-bus"})
+    tk.wait_for(lambda: read_sidecar(p), what="sidecar")
+    ids = seed(tk, doc)
+    for i in ids[1:]:
+        tk.run("skip", i)
+    doc.write_text(doc.read_text().replace("The very big dog runs quickly", "The huge dog races"))
+    tk.wait_for(lambda: log.exists() and "addressed" in log.read_text(), what="ready notification")
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("-a|tk-agent|draft.md|All 4 suggestions of revision 1 addressed")
+    words = read_sidecar(p)["words"]
+    doc.write_text(doc.read_text() + "\nMore words.\n")
+    tk.wait_for(lambda: read_sidecar(p)["words"] == words + 2, what="save")
+    time.sleep(0.5)
+    assert len(log.read_text().splitlines()) == 1

@@ -69,9 +69,14 @@ public actor Agent {
         self.startedAt = Date()
         self.loaded = loaded
         self.nudge = nudge
+        let environment = options.environment
+        let notifications = loaded.config.notifications
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
-            catalog: AdvisorCatalog.load(paths: options.paths))
+            catalog: AdvisorCatalog.load(paths: options.paths),
+            notify: { title, body in
+                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body) }
+            })
         self.extensions = makeAgentExtensions(
             paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge)
         if let recovered { globalProblems.append(recovered) }

@@ -11,7 +11,8 @@ public struct DocumentPipeline: Sendable {
     public let catalog: AdvisorCatalog
     /// The database copy of each document's journey and the bytes it describes.
     public let states: DocumentStateStore
-    /// Shows a desktop notification (title, body): a document's suggestions are all addressed.
+    /// Shows a desktop notification (title, body): a document's suggestions are all addressed. Called only
+    /// when the document's project has `notifications.enabled`.
     public var notify: @Sendable (String, String) -> Void
     /// Engines by options: building one (its phrase tables) costs far more than checking a document.
     private let engines = EngineCache()
@@ -95,7 +96,7 @@ public struct DocumentPipeline: Sendable {
             }
             if journey.needsReadyNotification, let message = journey.readyMessage {
                 logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
-                notify(rel.lastComponent.display, message)
+                if config.notifications.enabled { notify(rel.lastComponent.display, message) }
             }
             return outcome.problem
         } catch {

@@ -350,7 +350,8 @@ public enum JourneyEngine {
         let a = ofRound.filter { $0.status == .accepted }.count
         let e = ofRound.filter { $0.status == .edited }.count
         let k = ofRound.filter { $0.status == .skipped }.count
-        return "All \(ofRound.count) suggestions of revision \(cycle) addressed (\(a) accepted, \(e) edited, \(k) skipped): "
+        let all = ofRound.count == 1 ? "The suggestion" : "All \(ofRound.count) suggestions"
+        return "\(all) of revision \(cycle) addressed (\(a) accepted, \(e) edited, \(k) skipped): "
             + "ready for final (tk-agent journey set \(sidecar.document) --stage final) or another round (tk-agent review \(sidecar.document))."
     }
 
