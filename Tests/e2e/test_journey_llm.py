@@ -55,6 +55,8 @@ def test_round_then_the_writer_edits(tk, fake):
     s = read_sidecar(p)
     ids = [x["id"] for x in sorted(s["suggestions"], key=lambda x: x["start"])]
     assert len(ids) == 4 and s["journey"]["stage"] == "revise" and s["journey"]["revision_cycle"] == 1
+    d = tk.json("documents", "--json")[0]
+    assert d["stage"] == "revise" and d["pending_suggestions"] == 4
 
     doc.write_text(doc.read_text().replace("The very big dog runs quickly", "The huge dog races"))
     wait_status(tk, p, ids[0], "accepted")

@@ -271,13 +271,17 @@ public struct RoundExecutor: Sendable {
         let config = env.loadConfig(rec.project)
         let catalog = env.catalog
         do {
+            // A sidecar broken or edited by hand is rebuilt from the database copy of its journey.
+            let states = DocumentStateStore(database: env.database)
             let outcome = try env.sidecars.modify(project: rec.project, document: rec.document, rebuild: {
-                let bytes = (try? FileSystem.read(path, limit: max(1, config.watch.maxFileBytes))) ?? []
-                let doc = MarkdownDocument(bytes: bytes, fileName: rec.document.lastComponent.display)
-                var s = ReviewSidecar(document: rec.document.display, sha256: SHA256Digest.hex(bytes), updatedAt: "",
-                                      words: doc.wordCount)
-                JourneyEngine.documentChanged(&s, document: doc, config: config, catalog: catalog)
-                return s
+                states.rebuild(project: rec.project, document: rec.document) {
+                    let bytes = (try? FileSystem.read(path, limit: max(1, config.watch.maxFileBytes))) ?? []
+                    let doc = MarkdownDocument(bytes: bytes, fileName: rec.document.lastComponent.display)
+                    var s = ReviewSidecar(document: rec.document.display, sha256: SHA256Digest.hex(bytes), updatedAt: "",
+                                          words: doc.wordCount)
+                    JourneyEngine.documentChanged(&s, document: doc, config: config, catalog: catalog)
+                    return s
+                }
             }) { s in
                 if requested { JourneyEngine.reviewRequested(&s) }
                 var round = Self.sidecarRound(rec, advisors: rec.advisors ?? s.journey.advisors)
@@ -301,6 +305,8 @@ public struct RoundExecutor: Sendable {
                     s.rounds[index].cycle = max(1, s.journey.revisionCycle)
                 }
             }
+            // Stage and pending count for `documents` and `status` at once (not only at the next save).
+            try? states.record(project: rec.project, document: rec.document, sidecar: outcome.sidecar)
             return outcome.sidecar.suggestions
         } catch {
             env.logger.error("cannot write the review round to the sidecar",
