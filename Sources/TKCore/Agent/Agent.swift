@@ -28,6 +28,8 @@ public actor Agent {
         var watching = false
         /// Keyed problems: a document path or a subsystem name → message.
         var problems: [String: String] = [:]
+        /// What `<root>/.tk/config.json` looked like when `config` was loaded (nil: absent).
+        var configStamp: FileStat?
     }
 
     enum Pending: Hashable, Sendable {
@@ -56,6 +58,8 @@ public actor Agent {
     var extensionStatus: StatusSnapshot?
     /// Work runs here so that long rescans never block the cooperative pool.
     let workQueue = DispatchQueue(label: "tk-agent.index")
+    /// The watcher of the current run (set by `run`).
+    var watcher: TreeWatcher?
 
     public init(options: AgentOptions, logger: Logger) throws {
         self.options = options
@@ -98,6 +102,7 @@ public actor Agent {
         let settler = Settler<Pending>(
             settle: .milliseconds(settleMs),
             maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
+        self.watcher = watcher
         try applyProjects(watcher: watcher)
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
@@ -164,10 +169,12 @@ public actor Agent {
             logger.info("project removed", metadata: ["project.path": "\(root.display)"])
         }
         for root in roots where projects[root] == nil {
+            let stamp = Self.projectConfigStamp(root)
             let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
             var state = ProjectState(
                 id: try database.projectID(for: root), config: projectLoaded.config,
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
+            state.configStamp = stamp
             for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
             if FileSystem.lstatIfExists(root)?.kind != .directory {
                 state.problems["root"] = "folder missing: \(root.display)"
@@ -180,6 +187,35 @@ public actor Agent {
             projects[root]?.watching = true
             logger.info("watching project", metadata: ["project.path": "\(root.display)"])
         }
+    }
+
+    /// The `lstat` of a project's `.tk/config.json`, to notice edits (the watcher never looks inside `.tk/`).
+    static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
+        FileSystem.lstatIfExists(root.appending(".tk").appending("config.json"))
+    }
+
+    /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
+    ///
+    /// Checked before each batch of that project (one `lstat`), so an edit applies to the next
+    /// save. New `watch.ignore` globs re-add the root to the watcher, which rescans it.
+    func refreshProjectConfiguration(_ root: PathBytes) {
+        guard var state = projects[root] else { return }
+        let stamp = Self.projectConfigStamp(root)
+        guard stamp != state.configStamp else { return }
+        let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+        let oldIgnore = state.config.watch.ignore
+        state.configStamp = stamp
+        state.config = projectLoaded.config
+        state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
+        for key in state.problems.keys where key.hasPrefix("config:") { state.problems[key] = nil }
+        for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+        projects[root] = state
+        logger.info("project configuration reloaded", metadata: ["project.path": "\(root.display)"])
+        if oldIgnore != projectLoaded.config.watch.ignore, let watcher {
+            watcher.removeRoot(root)
+            watcher.addRoot(root)
+        }
+        markStatusDirty()
     }
 
     func rescanInterval(_ c: Configuration) -> Duration? {
@@ -236,6 +272,7 @@ public actor Agent {
             }
         }
         for (root, scopes) in byRoot {
+            refreshProjectConfiguration(root)
             guard let state = projects[root] else { continue }
             let indexer = self.indexer
             let pipeline = self.pipeline
