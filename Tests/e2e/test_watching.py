@@ -179,6 +179,77 @@ def test_new_directories_trees_in_and_out(tk):
     assert agent.poll() is None
 
 
+def test_directory_shuffles(tk):
+    """Renames in chains, through hidden names, swaps, over empty folders, files that become folders."""
+    p = tk.project()
+    write(p / "d1" / "a.md", "# A\n\nalpha\n")
+    write(p / "d1" / "sub" / "b.md", "# B\n\nbeta\n")
+    agent = tk.start(p)
+    # rename chain before settle
+    os.rename(p / "d1", p / "d2")
+    os.rename(p / "d2", p / "d3")
+    (p / "d3" / "sub" / "b.md").write_text("# B\n\nbetachanged\n")
+    write(p / "d3" / "sub" / "c.md", "# C\n\ngamma\n")
+    assert_index_matches(tk, p, agent)
+    search_is(tk, agent, "betachanged", ["d3/sub/b.md"])
+    # into hidden and back
+    os.rename(p / "d3", p / ".trash")
+    assert_index_matches(tk, p, agent)
+    (p / ".trash" / "a.md").write_text("# A\n\nalphahidden\n")
+    os.rename(p / ".trash", p / "back")
+    assert_index_matches(tk, p, agent)
+    search_is(tk, agent, "alphahidden", ["back/a.md"])
+    write(p / "back" / "sub" / "new.md", "# N\n\nnewword\n")
+    search_is(tk, agent, "newword", ["back/sub/new.md"])
+    # swap two directories via a temp name
+    write(p / "x" / "f.md", "# X\n\nxword\n")
+    write(p / "y" / "f.md", "# Y\n\nyword\n")
+    assert_index_matches(tk, p, agent)
+    os.rename(p / "x", p / "tmpdir")
+    os.rename(p / "y", p / "x")
+    os.rename(p / "tmpdir", p / "y")
+    search_is(tk, agent, "xword", ["y/f.md"])
+    search_is(tk, agent, "yword", ["x/f.md"])
+    write(p / "y" / "g.md", "# G\n\ngword\n")
+    search_is(tk, agent, "gword", ["y/g.md"])
+    # dir renamed over an empty dir
+    (p / "empty").mkdir()
+    os.rename(p / "y", p / "empty")
+    assert_index_matches(tk, p, agent)
+    write(p / "empty" / "h.md", "# H\n\nhword\n")
+    search_is(tk, agent, "hword", ["empty/h.md"])
+    # nested moved-out dir then moved back in
+    os.rename(p / "back", tk.root / "out")
+    assert_index_matches(tk, p, agent)
+    os.rename(tk.root / "out", p / "in")
+    assert_index_matches(tk, p, agent)
+    write(p / "in" / "sub" / "z.md", "# Z\n\nzword\n")
+    search_is(tk, agent, "zword", ["in/sub/z.md"])
+    # node_modules renamed to a normal name
+    write(p / "node_modules" / "k.md", "# K\n\nkword\n")
+    time.sleep(0.3)
+    assert tk.search_paths("kword") == []
+    os.rename(p / "node_modules", p / "nm")
+    search_is(tk, agent, "kword", ["nm/k.md"])
+    os.rename(p / "nm", p / "node_modules")
+    search_is(tk, agent, "kword", [])
+    assert_index_matches(tk, p, agent)
+    # a file becomes a directory with the same name
+    write(p / "fd.md", "# F\n\nfileword\n")
+    search_is(tk, agent, "fileword", ["fd.md"])
+    (p / "fd.md").unlink()
+    (p / "fd.md").mkdir()
+    write(p / "fd.md" / "in.md", "# I\n\ninword\n")
+    search_is(tk, agent, "inword", ["fd.md/in.md"])
+    assert_index_matches(tk, p, agent)
+    # ... and back: the folder replaced by a file of the same name.
+    shutil.rmtree(p / "fd.md")
+    write(p / "fd.md", "# F\n\nfileagain\n")
+    search_is(tk, agent, "fileagain", ["fd.md"])
+    assert_index_matches(tk, p, agent)
+    assert agent.poll() is None
+
+
 def test_burst_of_2000_files_in_a_new_folder(tk):
     p = tk.project()
     agent = tk.start(p)

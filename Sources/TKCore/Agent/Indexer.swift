@@ -48,6 +48,15 @@ public struct Indexer: Sendable {
         var known: [PathBytes: Fingerprint] = [:]
         var folders = Set<PathBytes>()
         for case .folder(let f) in scopes { folders.insert(f) }
+        /// One path that may be a document or may have been one.
+        func checkExact(_ rel: PathBytes) throws {
+            if known[rel] == nil, let fp = try database.fingerprints(projectID: projectID, exact: rel) { known[rel] = fp }
+            if filter.isDocument(rel), let st = FileSystem.lstatIfExists(root.appending(rel)), st.kind == .regular {
+                present[rel] = st
+            } else {
+                report.problems[rel] = .some(nil)
+            }
+        }
         // A folder below another listed folder adds nothing.
         let topFolders = folders.filter { f in !folders.contains { $0 != f && ($0.isEmpty || f.isWithin($0)) } }
         for f in topFolders.sorted() {
@@ -58,14 +67,11 @@ public struct Indexer: Sendable {
                 if let rel = entry.path.relative(to: root) { present[rel] = entry.stat }
             }
             for (k, v) in try database.fingerprints(projectID: projectID, under: f.isEmpty ? nil : f) { known[k] = v }
+            // The folder's own name may have been a document (a file replaced by a folder, or back).
+            if !f.isEmpty { try checkExact(f) }
         }
-        for case .file(let rel) in scopes where !topFolders.contains(where: { $0.isEmpty || rel.isWithin($0) }) {
-            if let fp = try database.fingerprints(projectID: projectID, exact: rel) { known[rel] = fp }
-            if filter.isDocument(rel), let st = FileSystem.lstatIfExists(root.appending(rel)), st.kind == .regular {
-                present[rel] = st
-            } else {
-                report.problems[rel] = .some(nil)
-            }
+        for case .file(let rel) in scopes where !topFolders.contains(where: { $0.isEmpty || (rel.isWithin($0) && rel != $0) }) {
+            try checkExact(rel)
         }
         report.scanned = present.count
         var candidates: [(PathBytes, FileStat)] = []
