@@ -4,6 +4,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import time
 
 import pytest
@@ -244,6 +245,14 @@ def test_unreadable_or_oversized_document_gets_no_partial_sidecar(tk):
     wait_sidecar(tk, p, "ok.md", agent, sha=sha(ok))
     tk.wait_for(lambda: not ok_reported(), proc=agent, what="problem cleared")
     assert tk.search_paths("finished") == ["ok.md"]
+    # A too-large document deleted with its folder: its problem goes too.
+    (p / "sub").mkdir()
+    os.rename(big, p / "sub" / "big.md")
+    tk.wait_for(lambda: any("sub/big.md" in x for x in tk.status()["projects"][0]["problems"]), proc=agent,
+                what="problem for sub/big.md")
+    shutil.rmtree(p / "sub")
+    tk.wait_for(lambda: not any("big.md" in x for x in tk.status()["projects"][0]["problems"]), proc=agent,
+                what="problem gone with its folder")
     assert agent.poll() is None
 
 

@@ -295,6 +295,7 @@ public actor Agent {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
                 for (rel, problem) in report.problems { projects[root]?.problems["doc:" + rel.display] = problem }
+                clearVanishedProblems(root: root, scopes: scopes)
                 for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 if report.updated + report.deleted > 0 {
@@ -311,6 +312,23 @@ public actor Agent {
             for (root, n) in counts.perProject where projects[root] != nil { projects[root]?.documents = n }
         }
         markStatusDirty()
+    }
+
+    /// Drops the problems of documents that no longer exist below the rescanned folders (a deleted
+    /// folder reports no single files, so their problems would otherwise stay in `status`).
+    func clearVanishedProblems(root: PathBytes, scopes: [Indexer.Scope]) {
+        guard let problems = projects[root]?.problems else { return }
+        var folders: [String] = []
+        for case .folder(let f) in scopes { folders.append(f.display) }
+        guard !folders.isEmpty else { return }
+        for key in problems.keys where key.hasPrefix("doc:") {
+            let rel = String(key.dropFirst(4))
+            let inScope = folders.contains { f in f.isEmpty || rel == f || rel.hasPrefix(f + "/") }
+            guard inScope else { continue }
+            if FileSystem.lstatIfExists(root.appending(rel))?.kind != .regular {
+                projects[root]?.problems[key] = nil
+            }
+        }
     }
 
     /// Runs blocking work on the index queue.
