@@ -389,6 +389,8 @@ def test_watch_limit_is_reported_and_rescans_keep_the_index(tk):
         probs = " ".join(proj["problems"])
         return "sysctl fs.inotify.max_user_watches" in probs and proj["watching"] is False
     tk.wait_for(reported, what="watch-limit problem in status", proc=agent)
+    probs = tk.status()["projects"][0]["problems"]
+    assert any("max_user_watches=3)" in x for x in probs), probs  # the limit that applies, not the host's
 
     # Changes anywhere, watched or not, reach the index through the periodic rescans.
     write(p / "f" / "g" / "h" / "deep.md", "# Deep\n\ndeepword\n")

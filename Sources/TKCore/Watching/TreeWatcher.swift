@@ -631,7 +631,11 @@ public final class TreeWatcher: Sendable {
     }
 
     static func readLimit(_ name: String) -> Int? {
-        guard let bytes = try? FileSystem.read(PathBytes("/proc/sys/fs/inotify/\(name)"), limit: 64) else { return nil }
+        readLimit(PathBytes("/proc/sys/fs/inotify/\(name)"))
+    }
+
+    static func readLimit(_ path: PathBytes) -> Int? {
+        guard let bytes = try? FileSystem.read(path, limit: 64) else { return nil }
         return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -644,7 +648,9 @@ public final class TreeWatcher: Sendable {
 
     /// The one-line remedy shown when `inotify_add_watch` fails with `ENOSPC`.
     static func watchLimitMessage(_ interval: Duration) -> String {
-        let current = readLimit("max_user_watches")
+        // In a container the user namespace's own limit (`user.max_inotify_watches`) may be lower.
+        let limits = [readLimit("max_user_watches"), readLimit(PathBytes("/proc/sys/user/max_inotify_watches"))]
+        let current = limits.compactMap { $0 }.min()
         let limit = current.map { "fs.inotify.max_user_watches=\($0)" } ?? "fs.inotify.max_user_watches"
         let suggested = max(524_288, (current ?? 0) * 2)
         return "watch limit reached (\(limit)): run 'sudo sysctl fs.inotify.max_user_watches=\(suggested)'"
