@@ -513,3 +513,30 @@ def test_check_missing_file_is_one_clear_line(tk):
     # No arguments and no standard input is a usage error.
     r = tk.run("check", "--strict", check=False, input="")
     assert r.returncode in (0, 64)
+
+
+def test_sidecar_latency_and_broken_sidecar_rebuilt(tk):
+    p = tk.project()
+    agent = tk.start(p)
+    doc = p / "fast.md"
+    t = time.time()
+    doc.write_text("# Fast\n\nThe memo was written by the intern.\n")
+    tk.wait_for(lambda: sidecar_path(p, "fast.md").exists(), proc=agent, what="sidecar", interval=0.005)
+    elapsed = time.time() - t
+    # settle_ms is 50; the issue asks for the sidecar within 100 ms after the settle delay.
+    # Allow for a shared, loaded test machine and the polling of this test.
+    assert elapsed < 0.6, elapsed
+
+    # A sidecar broken by hand (or a sync tool) is kept as .bak, rebuilt, and reported once.
+    side = sidecar_path(p, "fast.md")
+    side.write_text("{ this is not json")
+    doc.write_text("# Fast\n\nThe memo was written by the intern. Really.\n")
+    s = wait_sidecar(tk, p, "fast.md", agent, sha=sha(doc))
+    assert s["schema"] == "tk.review/1"
+    assert (side.parent / "fast.md.review.json.bak").read_text() == "{ this is not json"
+    tk.wait_for(lambda: any("fast.md" in x and "bak" in x for x in tk.status()["projects"][0]["problems"]),
+                proc=agent, what="broken sidecar reported")
+    doc.write_text("# Fast\n\nThe memo was written by the intern. Really!\n")
+    wait_sidecar(tk, p, "fast.md", agent, sha=sha(doc))
+    tk.wait_for(lambda: not any("bak" in x for x in tk.status()["projects"][0]["problems"]),
+                proc=agent, what="problem cleared after a good write")
