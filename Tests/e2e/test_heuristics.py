@@ -540,3 +540,43 @@ def test_sidecar_latency_and_broken_sidecar_rebuilt(tk):
     wait_sidecar(tk, p, "fast.md", agent, sha=sha(doc))
     tk.wait_for(lambda: not any("bak" in x for x in tk.status()["projects"][0]["problems"]),
                 proc=agent, what="problem cleared after a good write")
+
+
+def test_sidecars_follow_changes_made_while_the_agent_was_down(tk):
+    p = tk.project()
+    for name in ["keep", "move", "drop", "edit"]:
+        (p / f"{name}.md").write_text(f"# {name}\n\nThe {name} was written by me.\n")
+    agent = tk.start(p)
+    for name in ["keep", "move", "drop", "edit"]:
+        wait_sidecar(tk, p, f"{name}.md", agent)
+    # Mark the sidecar of the moved document so the move is visible.
+    side = sidecar_path(p, "move.md")
+    s = json.loads(side.read_bytes())
+    s["journey"]["revision_cycle"] = 5
+    side.write_text(json.dumps(s))
+    assert tk.stop(agent) == 0
+
+    (p / "sub").mkdir()
+    os.rename(p / "move.md", p / "sub" / "moved.md")
+    (p / "drop.md").unlink()
+    (p / "edit.md").write_text("# edit\n\nThe edit was really changed.\n")
+    os.utime(p / "edit.md", (1_000_000, 1_000_000))  # mtime in the past: the hash must notice
+    agent = tk.start(p)
+    moved = wait_sidecar(tk, p, "sub/moved.md", agent)
+    assert moved["journey"]["revision_cycle"] == 5
+    assert not sidecar_path(p, "move.md").exists()
+    tk.wait_for(lambda: not sidecar_path(p, "drop.md").exists(), proc=agent, what="sidecar of a deleted document")
+    wait_sidecar(tk, p, "edit.md", agent, sha=sha(p / "edit.md"))
+    assert tk.stop(agent) == 0
+
+    # The data folder is a cache: deleting it keeps every sidecar's journey and rounds.
+    side = sidecar_path(p, "keep.md")
+    s = json.loads(side.read_bytes())
+    s["journey"]["revision_cycle"] = 9
+    side.write_text(json.dumps(s))
+    shutil.rmtree(tk.data)
+    tk.data.mkdir()
+    agent = tk.start(p)
+    assert tk.indexed_paths() == ["edit.md", "keep.md", "sub/moved.md"]
+    assert read_sidecar(p, "keep.md")["journey"]["revision_cycle"] == 9
+    assert read_sidecar(p, "sub/moved.md")["journey"]["revision_cycle"] == 5
