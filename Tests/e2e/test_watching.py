@@ -400,3 +400,23 @@ def test_watch_limit_is_reported_and_rescans_keep_the_index(tk):
     search_is(tk, agent, "newdirword", ["c/e/new/n.md"])
     assert_index_matches(tk, p, agent)
     assert agent.poll() is None
+
+
+def test_project_root_named_through_a_symlink(tk):
+    real = tk.project("realroot")
+    write(real / "a.md", "# A\n\nThe alpha was written by me.\n")
+    link = tk.root / "linkroot"
+    os.symlink(real, link)
+    # `index` and `run` accept the link; the project keeps the name the user gave.
+    tk.run("index", link)
+    assert tk.indexed_paths(link) == ["a.md"]
+    agent = tk.start(str(link) + "/")
+    assert tk.status()["projects"][0]["path"] == str(link)
+    write(real / "d" / "b.md", "# B\n\nbetaword\n")
+    search_is(tk, agent, "betaword", ["d/b.md"])
+    tk.wait_for(lambda: (real / ".tk" / "d" / "b.md.review.json").exists(), proc=agent, what="sidecar via the link")
+    assert tk.status()["projects"][0]["problems"] == []
+    # Links below the root are still not followed.
+    os.symlink(real / "d", real / "dlink")
+    write(real / "d" / "c.md", "# C\n\ncword\n")
+    search_is(tk, agent, "cword", ["d/c.md"])

@@ -176,7 +176,7 @@ public actor Agent {
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
             state.configStamp = stamp
             for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
-            if FileSystem.lstatIfExists(root)?.kind != .directory {
+            if !DirectoryWalker.isFolderFollowingLinks(root) {
                 state.problems["root"] = "folder missing: \(root.display)"
                 projects[root] = state
                 continue
