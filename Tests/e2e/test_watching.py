@@ -410,6 +410,8 @@ def test_project_root_named_through_a_symlink(tk):
     # `index` and `run` accept the link; the project keeps the name the user gave.
     tk.run("index", link)
     assert tk.indexed_paths(link) == ["a.md"]
+    tk.run("watch", "add", link)
+    assert [x["path"] for x in tk.json("watch", "list", "--json")] == [str(link)]
     agent = tk.start(str(link) + "/")
     assert tk.status()["projects"][0]["path"] == str(link)
     write(real / "d" / "b.md", "# B\n\nbetaword\n")
