@@ -350,11 +350,28 @@ def test_project_config_disables_rules_and_allows_words(tk):
     assert "passive" not in rules(r["files"][0]["findings"])
     assert "passive" in rules(r["files"][1]["findings"])
 
-    # A change to the project config applies to the next save without a restart.
+    # An edit of the project config applies at once, without a save or a restart: every sidecar is refreshed.
+    (p / "b.md").write_text("# B\n\nThe bread was eaten. We leverage synergies.\n")
+    wait_sidecar(tk, p, "b.md", agent)
     (p / ".tk" / "config.json").write_text(json.dumps({"heuristics": {"disabled": ["ai_cliche"]}}))
+
+    def refreshed(rel):
+        def check():
+            s = read_sidecar(p, rel)
+            return s and "passive" in rules(s["quick"]) and "ai_cliche" not in rules(s["quick"])
+        return check
+    tk.wait_for(refreshed("a.md"), proc=agent, what="a.md refreshed after the config edit")
+    tk.wait_for(refreshed("b.md"), proc=agent, what="b.md refreshed after the config edit")
+    # The other project is untouched.
+    assert "ai_cliche" in rules(read_sidecar(other, "a.md")["quick"])
+    # And the next save still uses it.
     (p / "a.md").write_text(text + "\nIt was sold.\n")
     s2 = wait_sidecar(tk, p, "a.md", agent, sha=sha(p / "a.md"))
     assert "passive" in rules(s2["quick"]) and "ai_cliche" not in rules(s2["quick"])
+    # Removing the project config brings the user's settings back.
+    (p / ".tk" / "config.json").unlink()
+    tk.wait_for(lambda: "ai_cliche" in rules(read_sidecar(p, "b.md")["quick"]), proc=agent,
+                what="refresh after the project config was removed")
 
 
 # ---------------------------------------------------------------- tk-agent check

@@ -422,3 +422,25 @@ def test_project_root_named_through_a_symlink(tk):
     os.symlink(real / "d", real / "dlink")
     write(real / "d" / "c.md", "# C\n\ncword\n")
     search_is(tk, agent, "cword", ["d/c.md"])
+
+
+def test_project_watch_ignore_edited_while_running(tk):
+    p = tk.project()
+    write(p / "pub" / "a.md", "# A\n\npublicword\n")
+    write(p / "secret" / "b.md", "# B\n\nsecretword\n")
+    agent = tk.start(p)
+    assert tk.indexed_paths() == ["pub/a.md", "secret/b.md"]
+    (p / ".tk").mkdir(exist_ok=True)
+    (p / ".tk" / "config.json").write_text(json.dumps({"watch": {"ignore": ["secret/"]}}))
+    search_is(tk, agent, "secretword", [], what="ignored folder dropped without a restart")
+    assert tk.indexed_paths() == ["pub/a.md"]
+    # New files there stay out; elsewhere they still come in.
+    write(p / "secret" / "c.md", "# C\n\nsecretword too\n")
+    write(p / "pub" / "d.md", "# D\n\npublicword too\n")
+    search_is(tk, agent, "publicword", ["pub/a.md", "pub/d.md"])
+    assert tk.search_paths("secretword") == []
+    # The ignore removed again: the folder comes back.
+    (p / ".tk" / "config.json").write_text(json.dumps({"watch": {"ignore": []}}))
+    search_is(tk, agent, "secretword", ["secret/b.md", "secret/c.md"])
+    write(p / "secret" / "e.md", "# E\n\nsecretword again\n")
+    search_is(tk, agent, "secretword", ["secret/b.md", "secret/c.md", "secret/e.md"])

@@ -35,6 +35,8 @@ public actor Agent {
     enum Pending: Hashable, Sendable {
         case file(root: PathBytes, relative: PathBytes)
         case folder(root: PathBytes, relative: PathBytes)
+        /// Recompute every document's quick findings (the project's heuristics settings changed).
+        case refresh(root: PathBytes)
     }
 
     let options: AgentOptions
@@ -58,8 +60,9 @@ public actor Agent {
     var extensionStatus: StatusSnapshot?
     /// Work runs here so that long rescans never block the cooperative pool.
     let workQueue = DispatchQueue(label: "tk-agent.index")
-    /// The watcher of the current run (set by `run`).
+    /// The watcher and the settler of the current run (set by `run`).
     var watcher: TreeWatcher?
+    var settler: Settler<Pending>?
 
     public init(options: AgentOptions, logger: Logger) throws {
         self.options = options
@@ -103,6 +106,7 @@ public actor Agent {
             settle: .milliseconds(settleMs),
             maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
         self.watcher = watcher
+        self.settler = settler
         try applyProjects(watcher: watcher)
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
@@ -203,7 +207,7 @@ public actor Agent {
         let stamp = Self.projectConfigStamp(root)
         guard stamp != state.configStamp else { return }
         let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
-        let oldIgnore = state.config.watch.ignore
+        let old = state.config
         state.configStamp = stamp
         state.config = projectLoaded.config
         state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
@@ -211,9 +215,15 @@ public actor Agent {
         for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
         projects[root] = state
         logger.info("project configuration reloaded", metadata: ["project.path": "\(root.display)"])
-        if oldIgnore != projectLoaded.config.watch.ignore, let watcher {
+        let new = projectLoaded.config
+        if old.watch.ignore != new.watch.ignore, let watcher {
             watcher.removeRoot(root)
             watcher.addRoot(root)
+        }
+        if old.heuristics != new.heuristics || old.storyType != new.storyType || old.advisors != new.advisors
+            || old.draftStage != new.draftStage
+        {
+            settler?.touch(.refresh(root: root))
         }
         markStatusDirty()
     }
@@ -250,6 +260,8 @@ public actor Agent {
         case .problemCleared(let root):
             projects[root]?.problems["watch"] = nil
             projects[root]?.watching = true
+        case .configChanged(let root):
+            refreshProjectConfiguration(root)
         }
         pendingCount = settler.pendingCount
         markStatusDirty()
@@ -265,10 +277,14 @@ public actor Agent {
     /// Indexes a settled batch, project by project, then updates sidecars.
     func process(_ batch: [Pending]) async {
         var byRoot: [PathBytes: [Indexer.Scope]] = [:]
+        var refreshRoots = Set<PathBytes>()
         for item in batch {
             switch item {
             case .file(let root, let rel): byRoot[root, default: []].append(.file(rel))
             case .folder(let root, let rel): byRoot[root, default: []].append(.folder(rel))
+            case .refresh(let root):
+                refreshRoots.insert(root)
+                byRoot[root, default: []].append(.folder(PathBytes([])))
             }
         }
         for (root, scopes) in byRoot {
@@ -277,15 +293,20 @@ public actor Agent {
             let indexer = self.indexer
             let pipeline = self.pipeline
             let config = state.config
+            let refresh = refreshRoots.contains(root)
             let outcome: Result<(IndexReport, [String: String?], [DocumentChange]), any Error> = await offload {
                 var sidecarProblems: [String: String?] = [:]
                 var all: [DocumentChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
-                    maxFileBytes: config.watch.maxFileBytes, progress: nil
+                    maxFileBytes: config.watch.maxFileBytes, refresh: refresh, progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
-                    all.append(contentsOf: changes)
+                    // A refresh of unchanged content is not news to the extensions (review queue).
+                    all.append(contentsOf: changes.filter { change in
+                        if case .updated(_, _, let sha, let previous) = change { return sha != previous }
+                        return true
+                    })
                 }
                 return (report, sidecarProblems, all)
             }

@@ -37,9 +37,13 @@ public struct Indexer: Sendable {
     /// that vanished from one scope and appeared in another with the same content is a move.
     /// - Parameters:
     ///   - progress: called with (done, total) as batches are written.
+    ///   - refresh: read every document in scope, even unchanged ones, and report each as
+    ///     `.updated` with `previousSha256 == sha256` (the project's heuristics settings changed,
+    ///     so every sidecar's quick findings must be recomputed).
     ///   - onChanges: called after each batch is committed with the changes it made.
     public func sync(
         root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
+        refresh: Bool = false,
         progress: (@Sendable (Int, Int) -> Void)? = nil,
         onChanges: ([DocumentChange]) -> Void = { _ in }
     ) throws -> IndexReport {
@@ -76,18 +80,19 @@ public struct Indexer: Sendable {
         report.scanned = present.count
         var candidates: [(PathBytes, FileStat)] = []
         for (rel, st) in present.sorted(by: { $0.key < $1.key }) {
-            if let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
+            if !refresh, let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
         }
         let gone = known.keys.filter { present[$0] == nil }.sorted()
         try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                    maxFileBytes: maxFileBytes, report: &report, progress: progress, onChanges: onChanges)
+                    maxFileBytes: maxFileBytes, refresh: refresh, report: &report, progress: progress,
+                    onChanges: onChanges)
         return report
     }
 
     /// Reads, hashes and parses candidates in parallel batches; writes each batch in one transaction.
     private func process(
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
-        known: [PathBytes: Fingerprint], maxFileBytes: Int, report: inout IndexReport,
+        known: [PathBytes: Fingerprint], maxFileBytes: Int, refresh: Bool, report: inout IndexReport,
         progress: (@Sendable (Int, Int) -> Void)?, onChanges: ([DocumentChange]) -> Void
     ) throws {
         let total = candidates.count
@@ -130,6 +135,9 @@ public struct Indexer: Sendable {
                     if previous == sha {
                         statOnly.append((rel, st))
                         report.unchanged += 1
+                        if refresh {
+                            changes.append(.updated(relative: rel, document: doc, sha256: sha, previousSha256: previous))
+                        }
                         continue
                     }
                     upserts.append(IndexedDocument(

@@ -253,6 +253,14 @@ public final class TreeWatcher: Sendable {
             for root in s.roots.keys { requestFullRescan(root, reason: "unknown watch", &s) }
             return
         }
+        if let root = Self.rootOfConfigFolder(directory), s.roots[root] != nil {
+            // `<root>/.tk` is watched (not walked) only for the project's `config.json`.
+            if event.name == Self.configName, !mask.isDisjoint(with: .pathDirty) {
+                s.output.append(.configChanged(root: root))
+            }
+            if !mask.isDisjoint(with: [.deleteSelf, .moveSelf]) { removeWatches(under: directory, &s) }
+            return
+        }
         if event.name.isEmpty {
             // About the watched folder itself; its parent's watch reports moves and deletes,
             // except for a root, which has no watched parent.
@@ -262,6 +270,16 @@ public final class TreeWatcher: Sendable {
             return
         }
         let path = directory.appending(PathBytes(event.name))
+        if mask.contains(.isDirectory), event.name == Self.configFolderName, s.roots[directory] != nil {
+            if !mask.isDisjoint(with: [.create, .movedTo]) {
+                watchConfigFolder(of: directory, &s)
+                s.output.append(.configChanged(root: directory))
+            } else if !mask.isDisjoint(with: [.delete, .movedFrom]) {
+                removeWatches(under: path, &s)
+                s.output.append(.configChanged(root: directory))
+            }
+            return
+        }
         if mask.contains(.isDirectory) {
             if mask.contains(.movedFrom) {
                 s.pendingMoves.append((event.cookie, path))
@@ -550,6 +568,7 @@ public final class TreeWatcher: Sendable {
             enterDegraded(root, report: reportLimit, &s)
             return
         }
+        if directory == root, let wd = watchConfigFolder(of: root, &s) { visited.insert(wd) }
         // Sweep: watches below `directory` that the walk did not reach are stale.
         let stale = s.wdToPath.filter { wd, path in
             path.isWithin(directory) && !visited.contains(wd)
@@ -587,6 +606,24 @@ public final class TreeWatcher: Sendable {
         s.pathToWd[dir] = wd
         s.retired.remove(wd)
         return wd
+    }
+
+    static let configFolderName = Array(".tk".utf8)
+    static let configName = Array("config.json".utf8)
+
+    /// The root whose `.tk` folder `directory` is, if it is one.
+    static func rootOfConfigFolder(_ directory: PathBytes) -> PathBytes? {
+        guard directory.lastComponent.bytes == configFolderName else { return nil }
+        return directory.parent
+    }
+
+    /// Watches `<root>/.tk` (not below it) so that edits of the project's `config.json` are seen.
+    /// The agent's sidecar writes land in the same folder; their names are ignored.
+    @discardableResult
+    private func watchConfigFolder(of root: PathBytes, _ s: inout State) -> WatchDescriptor? {
+        let folder = root.appending(PathBytes(Self.configFolderName))
+        guard FileSystem.lstatIfExists(folder)?.kind == .directory else { return nil }
+        return try? addWatch(folder, isRoot: false, &s)
     }
 
     private func removeWatches(under directory: PathBytes, _ s: inout State) {
