@@ -188,4 +188,28 @@ private func makeWatcher(_ options: TreeWatcherOptions = TreeWatcherOptions()) t
         watcher.shutdown()
         events.cancel()
     }
+
+    @Test func projectConfigEditsAreReportedButNotSidecarWrites() async throws {
+        let tree = try TempTree()
+        let watcher = try makeWatcher()
+        let events = EventCollector(watcher)
+        watcher.addRoot(tree.root)
+        await events.wait { _ in true }
+        // The .tk folder appears (e.g. the first sidecar): watched, reported once.
+        try tree.mkdir(".tk/sub")
+        #expect(await events.wait { $0 == .configChanged(root: tree.root) } != nil)
+        try await Task.sleep(for: .milliseconds(50))
+        let seen = events.all.count
+        try tree.write(".tk/a.md.review.json", "{}")
+        try tree.write(".tk/sub/b.md.review.json", "{}")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(events.all.count == seen)  // sidecar writes are not news
+        try tree.write(".tk/config.json", "{}")
+        await events.wait { _ in events.all.count > seen }
+        #expect(Set(events.all[seen...]) == [.configChanged(root: tree.root)])
+        // Only .tk itself is watched, never below it.
+        #expect(watcher.sync { watcher.watchedDirectories() } == [tree.root, tree.path(".tk")])
+        watcher.shutdown()
+        events.cancel()
+    }
 }
