@@ -444,3 +444,22 @@ def test_project_watch_ignore_edited_while_running(tk):
     search_is(tk, agent, "secretword", ["secret/b.md", "secret/c.md"])
     write(p / "secret" / "e.md", "# E\n\nsecretword again\n")
     search_is(tk, agent, "secretword", ["secret/b.md", "secret/c.md", "secret/e.md"])
+
+
+def test_idle_agent_uses_no_cpu(tk):
+    p = tk.project()
+    for i in range(50):
+        write(p / f"d{i % 5}" / f"f{i}.md", f"# F{i}\n\nword{i}\n")
+    agent = tk.start(p)
+    time.sleep(0.5)  # let the first scan's tail (status writes) finish
+
+    def cpu_ticks():
+        fields = pathlib.Path(f"/proc/{agent.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])  # utime + stime
+    before = cpu_ticks()
+    time.sleep(3)
+    used = cpu_ticks() - before
+    assert used <= 3, f"idle agent used {used} clock ticks in 3 s (polling?)"
+    rss_kb = int(next(line.split()[1] for line in pathlib.Path(f"/proc/{agent.pid}/status").read_text().splitlines()
+                      if line.startswith("VmRSS:")))
+    assert rss_kb < 100_000, rss_kb  # 60 MB is the release target; debug builds are larger
