@@ -5,6 +5,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import time
 
 import pytest
@@ -597,3 +598,16 @@ def test_sidecars_follow_changes_made_while_the_agent_was_down(tk):
     assert tk.indexed_paths() == ["edit.md", "keep.md", "sub/moved.md"]
     assert read_sidecar(p, "keep.md")["journey"]["revision_cycle"] == 9
     assert read_sidecar(p, "sub/moved.md")["journey"]["revision_cycle"] == 5
+
+
+def test_user_config_change_applies_on_sighup(tk):
+    p = tk.project()
+    (p / "a.md").write_text("# A\n\nThe cake was eaten. We delve into it.\n")
+    agent = tk.start(p)
+    s = wait_sidecar(tk, p, "a.md", agent)
+    assert "passive" in rules(s["quick"])
+    user_config(tk, {"heuristics": {"disabled": ["passive"]}})
+    agent.send_signal(signal.SIGHUP)
+    tk.wait_for(lambda: "passive" not in rules(read_sidecar(p, "a.md")["quick"]), proc=agent,
+                what="sidecar refreshed after SIGHUP")
+    assert "ai_cliche" in rules(read_sidecar(p, "a.md")["quick"])

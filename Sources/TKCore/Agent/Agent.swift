@@ -202,10 +202,11 @@ public actor Agent {
     ///
     /// Checked before each batch of that project (one `lstat`), so an edit applies to the next
     /// save. New `watch.ignore` globs re-add the root to the watcher, which rescans it.
-    func refreshProjectConfiguration(_ root: PathBytes) {
+    /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
+    func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
         guard var state = projects[root] else { return }
         let stamp = Self.projectConfigStamp(root)
-        guard stamp != state.configStamp else { return }
+        guard force || stamp != state.configStamp else { return }
         let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
         let old = state.config
         state.configStamp = stamp
@@ -234,6 +235,8 @@ public actor Agent {
 
     func reload(watcher: TreeWatcher) {
         loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        // Projects already watched take in the user config's new values too.
+        for root in projects.keys { refreshProjectConfiguration(root, force: true) }
         do { try applyProjects(watcher: watcher) } catch {
             logger.error("reload failed", metadata: ["error": "\(error)"])
         }
