@@ -193,15 +193,16 @@ public actor Agent {
         }
     }
 
-    /// The `lstat` of a project's `.tk/config.json`, to notice edits (the watcher never looks inside `.tk/`).
+    /// The `lstat` of a project's `.tk/config.json`, to tell whether it changed since it was loaded.
     static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
         FileSystem.lstatIfExists(root.appending(".tk").appending("config.json"))
     }
 
     /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
     ///
-    /// Checked before each batch of that project (one `lstat`), so an edit applies to the next
-    /// save. New `watch.ignore` globs re-add the root to the watcher, which rescans it.
+    /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
+    /// before each batch of that project (one `lstat`). New `watch.ignore` globs re-add the root to
+    /// the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
     /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
     func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
         guard var state = projects[root] else { return }

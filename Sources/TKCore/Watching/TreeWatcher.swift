@@ -16,7 +16,8 @@ import Glibc
 /// are reported `.removed`. `IN_Q_OVERFLOW` or an unknown watch → a full rescan of the roots,
 /// rate-limited. The watch limit (`ENOSPC`) → a `.problem` with the remedy and rescans every
 /// `fallbackRescanInterval` until watching works again. A periodic safety rescan runs every
-/// `rescanInterval` (jittered ¾–5⁄4).
+/// `rescanInterval` (jittered ¾–5⁄4). Each root's `.tk` folder is watched (not walked) only to
+/// report edits of the project's `config.json` as `.configChanged`.
 public final class TreeWatcher: Sendable {
     private let fd: InotifyDescriptor
     private let queue: DispatchQueue
