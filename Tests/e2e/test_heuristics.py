@@ -611,3 +611,20 @@ def test_user_config_change_applies_on_sighup(tk):
     tk.wait_for(lambda: "passive" not in rules(read_sidecar(p, "a.md")["quick"]), proc=agent,
                 what="sidecar refreshed after SIGHUP")
     assert "ai_cliche" in rules(read_sidecar(p, "a.md")["quick"])
+
+
+def test_sidecars_of_nfc_and_nfd_names_are_distinct(tk):
+    import unicodedata
+    p = tk.project()
+    nfc = unicodedata.normalize("NFC", "café.md")
+    nfd = unicodedata.normalize("NFD", "café.md")
+    (p / nfc).write_text("# NFC\n\nThe nfc cake was eaten.\n")
+    (p / nfd).write_text("# NFD\n\nThe nfd pie was baked by me.\n")
+    agent = tk.start(p)
+    a = wait_sidecar(tk, p, nfc, agent)
+    b = wait_sidecar(tk, p, nfd, agent)
+    assert a["document"] == nfc and b["document"] == nfd
+    assert "was eaten" in texts(a["quick"]) and "was baked" in texts(b["quick"])
+    os.unlink(p / nfd)
+    tk.wait_for(lambda: not sidecar_path(p, nfd).exists(), proc=agent, what="NFD sidecar removed")
+    assert sidecar_path(p, nfc).exists()
