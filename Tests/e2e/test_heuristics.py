@@ -246,6 +246,13 @@ def test_unreadable_or_oversized_document_gets_no_partial_sidecar(tk):
     wait_sidecar(tk, p, "ok.md", agent, sha=sha(ok))
     tk.wait_for(lambda: not ok_reported(), proc=agent, what="problem cleared")
     assert tk.search_paths("finished") == ["ok.md"]
+    # The limit raised in the project config: the big document comes in at once.
+    (p / ".tk" / "config.json").write_text(json.dumps({"watch": {"max_file_bytes": 100_000}}))
+    wait_sidecar(tk, p, "big.md", agent, sha=sha(big))
+    tk.wait_for(lambda: not big_reported(), proc=agent, what="problem gone with the higher limit")
+    (p / ".tk" / "config.json").write_text(json.dumps({"watch": {"max_file_bytes": 2000}}))
+    tk.wait_for(big_reported, proc=agent, what="problem back with the lower limit")
+    tk.wait_for(lambda: "big.md" not in tk.indexed_paths(), proc=agent, what="big.md out of the index")
     # A too-large document deleted with its folder: its problem goes too.
     (p / "sub").mkdir()
     os.rename(big, p / "sub" / "big.md")

@@ -223,7 +223,7 @@ public actor Agent {
             watcher.addRoot(root)
         }
         if old.heuristics != new.heuristics || old.storyType != new.storyType || old.advisors != new.advisors
-            || old.draftStage != new.draftStage
+            || old.draftStage != new.draftStage || old.watch.maxFileBytes != new.watch.maxFileBytes
         {
             settler?.touch(.refresh(root: root))
         }
