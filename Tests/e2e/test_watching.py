@@ -463,3 +463,27 @@ def test_idle_agent_uses_no_cpu(tk):
     rss_kb = int(next(line.split()[1] for line in pathlib.Path(f"/proc/{agent.pid}/status").read_text().splitlines()
                       if line.startswith("VmRSS:")))
     assert rss_kb < 100_000, rss_kb  # 60 MB is the release target; debug builds are larger
+
+
+def test_project_folder_deleted_and_recreated(tk):
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"watch": {"settle_ms": 50, "rescan_minutes": 0.02}, "review": {"auto": False},
+                               "notifications": {"enabled": False}}))
+    p = tk.project()
+    write(p / "a.md", "# A\n\nfirstlife\n")
+    agent = tk.start(p)
+    assert tk.search_paths("firstlife") == ["a.md"]
+    shutil.rmtree(p)
+    tk.wait_for(lambda: tk.indexed_paths() == [], what="documents of a deleted project gone", proc=agent)
+    tk.wait_for(lambda: any("missing" in x for x in tk.status()["projects"][0]["problems"]), proc=agent,
+                what="missing folder reported")
+    assert tk.status()["projects"][0]["watching"] is False
+    # Recreated (a restore from backup, a fresh clone): watched again without a restart.
+    write(p / "b.md", "# B\n\nsecondlife\n")
+    search_is(tk, agent, "secondlife", ["b.md"], what="recreated project indexed")
+    tk.wait_for(lambda: not any("missing" in x for x in tk.status()["projects"][0]["problems"]), proc=agent,
+                what="problem cleared")
+    assert tk.status()["projects"][0]["watching"] is True
+    write(p / "sub" / "c.md", "# C\n\nthirdword\n")
+    search_is(tk, agent, "thirdword", ["sub/c.md"])

@@ -100,7 +100,8 @@ public actor Agent {
             filter: { root in
                 PathFilter(ignore: ConfigurationLoader.load(paths: paths, project: root, environment: environment).config.watch.ignore)
             },
-            rescanInterval: rescanInterval(loaded.config), logger: logger)
+            rescanInterval: rescanInterval(loaded.config), logger: logger,
+            options: watcherOptions(loaded.config))
         let settleMs = max(10, loaded.config.watch.settleMs)
         let settler = Settler<Pending>(
             settle: .milliseconds(settleMs),
@@ -230,6 +231,14 @@ public actor Agent {
         markStatusDirty()
     }
 
+    /// A missing root or one over the watch limit is checked again at least as often as the
+    /// periodic rescan runs (every minute by default, never more than once a second).
+    func watcherOptions(_ c: Configuration) -> TreeWatcherOptions {
+        var interval = Duration.seconds(60)
+        if let periodic = rescanInterval(c) { interval = max(.seconds(1), min(interval, periodic)) }
+        return TreeWatcherOptions(fallbackRescanInterval: interval)
+    }
+
     func rescanInterval(_ c: Configuration) -> Duration? {
         c.watch.rescanMinutes > 0 ? .seconds(c.watch.rescanMinutes * 60) : nil
     }
@@ -260,7 +269,7 @@ public actor Agent {
             settler.touch(.folder(root: root, relative: rel))
         case .problem(let root, let message):
             projects[root]?.problems["watch"] = message
-            if message.contains("watch limit") { projects[root]?.watching = false }
+            if message.contains("watch limit") || message.contains("is missing") { projects[root]?.watching = false }
         case .problemCleared(let root):
             projects[root]?.problems["watch"] = nil
             projects[root]?.watching = true
