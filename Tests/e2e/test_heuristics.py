@@ -37,6 +37,14 @@ def wait_sidecar(tk, project, rel, agent, sha=None, timeout=10):
     return tk.wait_for(ready, timeout=timeout, what=f"sidecar of {rel}", proc=agent)
 
 
+def write_sidecar(path: pathlib.Path, sidecar: dict):
+    """Writes a sidecar as a test fixture would: without a `checksum` key (if tk-agent seals its sidecars
+    with one, an unsealed file is trusted as written by an older version or a test)."""
+    sidecar = dict(sidecar)
+    sidecar.pop("checksum", None)
+    path.write_text(json.dumps(sidecar, ensure_ascii=False, indent=2))
+
+
 def sha(path: pathlib.Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -149,7 +157,7 @@ def test_sidecar_moved_on_rename_and_removed_on_delete(tk):
     side = sidecar_path(p, "book/part1/ch1.md")
     s = json.loads(side.read_bytes())
     s["journey"]["revision_cycle"] = 7
-    side.write_text(json.dumps(s))
+    write_sidecar(side, s)
 
     new = p / "book" / "ch-one.md"
     os.rename(doc, new)
@@ -194,7 +202,7 @@ def test_journey_rounds_and_suggestions_survive_a_refresh(tk):
          "reasoning": "Active voice.", "priority": 2, "confidence": 0.9, "status": "skipped",
          "start": None, "end": None, "line": None, "column": None},
     ]
-    sidecar_path(p, "post.md").write_text(json.dumps(s, ensure_ascii=False))
+    write_sidecar(sidecar_path(p, "post.md"), s)
     doc.write_text("# Post\n\nThe cake was eaten by the dog. It is very tasty.\n")
     s2 = wait_sidecar(tk, p, "post.md", agent, sha=sha(doc))
     assert "very" in texts(s2["quick"])
@@ -578,7 +586,7 @@ def test_sidecars_follow_changes_made_while_the_agent_was_down(tk):
     side = sidecar_path(p, "move.md")
     s = json.loads(side.read_bytes())
     s["journey"]["revision_cycle"] = 5
-    side.write_text(json.dumps(s))
+    write_sidecar(side, s)
     assert tk.stop(agent) == 0
 
     (p / "sub").mkdir()
@@ -598,7 +606,7 @@ def test_sidecars_follow_changes_made_while_the_agent_was_down(tk):
     side = sidecar_path(p, "keep.md")
     s = json.loads(side.read_bytes())
     s["journey"]["revision_cycle"] = 9
-    side.write_text(json.dumps(s))
+    write_sidecar(side, s)
     shutil.rmtree(tk.data)
     tk.data.mkdir()
     agent = tk.start(p)
