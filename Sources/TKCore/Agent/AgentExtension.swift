@@ -37,5 +37,6 @@ public final class StatusNudge: Sendable {
 public func makeAgentExtensions(
     paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge
 ) -> [any AgentExtension] {
-    []
+    [ReviewQueue(env: .live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
+                            logger: logger, nudge: nudge))]
 }

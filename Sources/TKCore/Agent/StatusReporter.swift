@@ -39,6 +39,10 @@ public enum StatusReporter {
         var snap = StatusSnapshot(running: false, pid: nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
                                   projects: projects, index: .init(documents: total, pending: 0), problems: problems)
         snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
+        if let database {
+            ReviewQueue.contribute(store: ReviewStore(database: database), ledger: UsageLedger(database: database),
+                                   config: loaded.config, now: Date(), to: &snap)
+        }
         return snap
     }
 }

@@ -4,7 +4,7 @@ import CMark
 ///
 /// `cmark_gfm_core_extensions_ensure_registered` is not thread-safe on its own; a Swift global is
 /// initialised exactly once, so wrapping the call in one makes it safe.
-private let coreExtensionsRegistered: Bool = {
+let coreExtensionsRegistered: Bool = {
     cmark_gfm_core_extensions_ensure_registered()
     return true
 }()
@@ -21,6 +21,10 @@ enum ProseExtractor {
 
     /// Parses `cleaned` (the document bytes with front matter blanked; same length and lines).
     static func extract(cleaned: [UInt8], lineIndex: LineIndex) -> Result {
+        CMarkSerial.run { extractUnlocked(cleaned: cleaned, lineIndex: lineIndex) }
+    }
+
+    static func extractUnlocked(cleaned: [UInt8], lineIndex: LineIndex) -> Result {
         _ = coreExtensionsRegistered
         guard let parser = cmark_parser_new(CMARK_OPT_SOURCEPOS) else { return Result() }
         defer { cmark_parser_free(parser) }

@@ -144,12 +144,18 @@ public protocol LLMProvider: Sendable {
     var name: String { get }
     /// The model used when the request names none.
     var model: String { get }
+    /// Whether the model runs on a local server and costs nothing (exempt from the daily budget).
+    var isLocal: Bool { get }
     /// Sends the request (with retries) and returns the whole reply. `onText` receives text
-    /// deltas as they stream in (never called when the request does not stream).
+    /// deltas as they stream in (never called when the request does not stream). When a stream
+    /// fails and is retried, text already delivered is not delivered again; the returned
+    /// `LLMResponse.text` is always the text of the successful attempt.
     func complete(_ request: LLMRequest, onText: (@Sendable (String) -> Void)?) async throws(LLMProviderError) -> LLMResponse
 }
 
 extension LLMProvider {
+    public var isLocal: Bool { false }
+
     public func complete(_ request: LLMRequest) async throws(LLMProviderError) -> LLMResponse {
         try await complete(request, onText: nil)
     }

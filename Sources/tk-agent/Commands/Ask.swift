@@ -1,15 +1,143 @@
 import ArgumentParser
+import Foundation
 import TKCore
 
 extension TKAgent {
     struct Ask: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "ask",
-            abstract: "Ask an advisor a question about a text."
+            abstract: "Ask an advisor a question about a text.",
+            discussion: """
+            The text is --file, --text or standard input (when it is not a terminal). --line N or \
+            --range START:END sends that passage with about 500 characters around it (or its whole \
+            paragraph). --continue follows up on your last conversation about the same file. On a \
+            terminal the answer streams in as it is written.
+            """
         )
 
+        @Argument(help: "Your question.")
+        var question: String
+        @Option(name: .long, help: "The markdown file the question is about.", completion: .file(extensions: ["md", "markdown"]))
+        var file: String?
+        @OptionGroup var input: InputOptions
+        @Option(name: .long, help: "The advisor who answers (role id; default: general).")
+        var role: String = "general"
+        @Option(name: .long, help: "Ask about this line (1-based).")
+        var line: Int?
+        @Option(name: .long, help: "Ask about these lines, START:END (1-based, inclusive).")
+        var range: String?
+        @Flag(name: .customLong("continue"), help: "Follow up on the last conversation about the same file.")
+        var continueConversation = false
+        @OptionGroup var output: WritingOutputOptions
+        @OptionGroup var llm: LLMOptions
+
+        func validate() throws {
+            if question.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the question is empty") }
+            if line != nil, range != nil { throw ValidationError("give --line or --range, not both") }
+            if let range, AskEngine.parseRange(range) == nil {
+                throw ValidationError("--range must be START:END, e.g. --range 10:14")
+            }
+            if let line, line < 1 { throw ValidationError("--line must be 1 or more") }
+            if file != nil, input.text != nil { throw ValidationError("give --file or --text, not both") }
+        }
+
         func run() async throws {
-            throw CLIError("ask: not implemented yet")
+            let catalog = Writing.catalog()
+            let advisor = try Writing.roles([role], catalog: catalog)[0]
+            var doc: InputDocument?
+            if let file {
+                doc = try InputOptions.read(file)
+            } else if let text = input.text {
+                doc = InputDocument(display: "--text", path: nil, bytes: Array(text.utf8))
+            } else if isatty(STDIN_FILENO) == 0 {
+                doc = InputDocument(display: "-", path: nil, bytes: Array(FileHandle.standardInput.readDataToEndOfFile()))
+            }
+            var passage: String?
+            var context: String?
+            if let doc {
+                let md = MarkdownDocument(bytes: doc.bytes, fileName: doc.fileName)
+                if md.frontMatter.tk.review == false {
+                    throw CLIError("\(doc.display): its front matter says review: false, so it is never sent to a model")
+                }
+                if let (a, b) = line.map({ ($0, $0) }) ?? range.flatMap(AskEngine.parseRange) {
+                    do {
+                        let p = try AskEngine.passage(in: doc.text, lines: a, b)
+                        passage = p.text
+                        context = p.context
+                    } catch { throw usageError("\(doc.display): \(error.description)") }
+                } else {
+                    context = doc.text
+                }
+            } else if line != nil || range != nil {
+                throw usageError("--line and --range need a document: --file F, --text T or standard input")
+            }
+            let storyType = doc.flatMap {
+                MarkdownDocument(bytes: $0.bytes, fileName: $0.fileName).frontMatter.tk.storyType
+            }.flatMap { catalog.storyType($0) }
+
+            let loaded = llm.loadConfiguration(project: doc?.project)
+            let provider = try await llm.makeProvider(configuration: loaded.config)
+
+            let subject: String
+            if let path = doc?.path { subject = path.display } else if let doc {
+                subject = "text:" + SHA256Digest.hex(doc.bytes)
+            } else {
+                subject = "none"
+            }
+            let database = try? AppDatabase.open(paths: Paths.resolve())
+            var history: [AskExchange] = []
+            if continueConversation {
+                if let database { history = (try? database.lastConversation(subject: subject)) ?? [] }
+                if history.isEmpty { printError("note: no earlier conversation about \(doc?.display ?? "this"); starting a new one") }
+            }
+            let prompt = PromptEngine.askPrompt(question: question, role: advisor, passage: passage, context: context,
+                                                documentPath: doc?.path?.lastComponent.display, storyType: storyType)
+            let request = AskEngine.request(prompt: prompt, history: history, model: llm.model,
+                                            maxOutputTokens: loaded.config.review.maxOutputTokens)
+            let stream = !output.json && !output.ndjson && isatty(STDOUT_FILENO) != 0
+            let response: LLMResponse
+            var onText: (@Sendable (String) -> Void)?
+            if stream { onText = { @Sendable piece in writeOut(piece) } }
+            if output.ndjson {
+                onText = { @Sendable piece in
+                    writeOut(JSON.string(JSONValue.object(["type": .string("text"), "text": .string(piece)]), pretty: false) + "\n")
+                }
+            }
+            do throws(LLMProviderError) {
+                response = try await provider.complete(request, onText: onText)
+            } catch { throw error.cli }
+            var usage = WritingUsage()
+            usage.add(response)
+            llm.report(usage)
+
+            let conversation = history.last?.conversation ?? UUID().uuidString.lowercased()
+            if let database {
+                do {
+                    try database.record(AskExchange(conversation: conversation, subject: subject, roleId: advisor.id,
+                                                    question: question, prompt: prompt.user, answer: response.text,
+                                                    createdAt: RFC3339.string(Date())))
+                } catch {
+                    printError("warning: could not save the conversation (\(error)); --continue will not see it")
+                }
+            }
+            if output.json || output.ndjson {
+                var value: JSONValue = .object([
+                    "question": .string(question), "role": .string(advisor.id), "answer": .string(response.text),
+                    "path": doc.map { .string($0.display) } ?? .null,
+                    "passage": passage.map(JSONValue.string) ?? .null,
+                    "conversation": .string(conversation), "turn": .number(Double(history.count + 1)),
+                    "metadata": .object(["usage": usageJSON(usage)]),
+                ])
+                if output.ndjson, case .object(var o) = value {
+                    o["type"] = .string("done")
+                    value = .object(o)
+                }
+                writeOut(JSON.string(value, pretty: !output.ndjson) + "\n")
+            } else if stream {
+                if !response.text.hasSuffix("\n") { writeOut("\n") }
+            } else {
+                writeOut(response.text + (response.text.hasSuffix("\n") ? "" : "\n"))
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Logging
 import TKCore
 
 extension TKAgent {
@@ -18,7 +19,11 @@ extension TKAgent {
             } else {
                 let loaded = ConfigurationLoader.load(paths: paths)
                 let db = try? AppDatabase.open(paths: paths)
-                snapshot = StatusReporter.offline(paths: paths, loaded: loaded, database: db)
+                var offline = StatusReporter.offline(paths: paths, loaded: loaded, database: db)
+                let p = await ProviderFactory.status(configuration: loaded.config, environment: ProcessInfo.processInfo.environment,
+                                                     paths: paths, logger: Logger(label: "tk-agent"))
+                offline.provider = .init(name: p.name, model: p.model, available: p.available, reason: p.reason)
+                snapshot = offline
             }
             print(output.json ? JSON.string(snapshot) : snapshot.text(color: stdoutIsColorTerminal))
         }

@@ -49,9 +49,49 @@ extension TKAgent {
                 abstract: "Recommend a story type and advisors for a description of your writing.")
             @Argument(help: "What you are writing, in a sentence or two.") var description: String
             @OptionGroup var output: OutputOptions
+            @OptionGroup var llm: LLMOptions
+
+            func validate() throws {
+                if description.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    throw ValidationError("describe your writing, e.g. tk-agent story-types assemble \"a launch post for our API\"")
+                }
+            }
 
             func run() async throws {
-                throw CLIError("story-types assemble: not implemented yet")
+                let catalog = Writing.catalog()
+                let loaded = llm.loadConfiguration(project: nil)
+                let result: AssemblyResult
+                switch try await llm.providerResult(configuration: loaded.config) {
+                case .success(let provider):
+                    let (r, usage) = try await Writing.assemble(description: description, catalog: catalog,
+                                                                provider: provider, model: llm.model)
+                    llm.report(usage)
+                    result = r
+                case .failure(.notConfigured(let why)) where llm.provider == nil:
+                    // Offline: the built-in keyword matcher still gives a useful team.
+                    guard let h = StoryTypeAssembler.heuristicRecommendation(description: description, catalog: catalog)
+                    else { throw CLIError(why) }
+                    printError("note: \(why); used the built-in keyword matcher instead of a model")
+                    result = AssemblyResult(storyType: h.storyType, advisors: h.advisors, genreContext: h.genreContext,
+                                            source: "heuristic", problems: [])
+                case .failure(let e):
+                    throw e.cli
+                }
+                for p in result.problems { printError("note: \(p)") }
+                if output.json {
+                    print(JSON.string(result))
+                    return
+                }
+                var out = "Story type: \(result.storyType.name) (\(result.storyType.id))\n\nAdvisors:\n"
+                for a in result.advisors {
+                    let name = catalog.role(a.roleId)?.name ?? a.roleId
+                    out += "  \(name) (\(a.roleId))\n"
+                    if !a.reason.isEmpty { out += Roles.wrap(a.reason, indent: "    ") + "\n" }
+                }
+                out += "\nGenre context:\n" + Roles.wrap(result.genreContext) + "\n"
+                out += "\nUse it: tk-agent suggest FILE --story-type \(result.storyType.id) --advisors "
+                    + result.advisors.map(\.roleId).joined(separator: ",") + "\n"
+                writeOut(out)
             }
         }
 

@@ -1,0 +1,132 @@
+import Foundation
+
+/// A unified diff (`diff -u` style) between two texts, line by line. Pure.
+public enum UnifiedDiff {
+    enum Op: Equatable { case same(Int, Int), delete(Int), insert(Int) }
+
+    /// The diff of `old` → `new`, or "" when they are equal.
+    /// - Parameters:
+    ///   - oldName: shown after `---`.
+    ///   - newName: shown after `+++`.
+    ///   - context: unchanged lines kept around each change.
+    public static func diff(old: String, new: String, oldName: String = "a", newName: String = "b",
+                            context: Int = 3) -> String {
+        if old == new { return "" }
+        let a = lines(old)
+        let b = lines(new)
+        let ops = script(a, b)
+        var out = "--- \(oldName)\n+++ \(newName)\n"
+        // Group the ops into hunks separated by more than 2*context unchanged lines.
+        let changeIdx = ops.indices.filter { if case .same = ops[$0] { return false }; return true }
+        guard !changeIdx.isEmpty else { return "" }
+        var hunks: [(Int, Int)] = []
+        var lo = max(0, changeIdx[0] - context)
+        var hi = min(ops.count, changeIdx[0] + context + 1)
+        for i in changeIdx.dropFirst() {
+            if i - context <= hi {
+                hi = min(ops.count, i + context + 1)
+            } else {
+                hunks.append((lo, hi))
+                lo = max(0, i - context)
+                hi = min(ops.count, i + context + 1)
+            }
+        }
+        hunks.append((lo, hi))
+        for (lo, hi) in hunks {
+            var aStart = 0, bStart = 0
+            // Position before the hunk's first op.
+            var ai = 0, bi = 0
+            for op in ops[..<lo] {
+                switch op {
+                case .same: ai += 1; bi += 1
+                case .delete: ai += 1
+                case .insert: bi += 1
+                }
+            }
+            aStart = ai; bStart = bi
+            var aCount = 0, bCount = 0
+            var body = ""
+            for op in ops[lo..<hi] {
+                switch op {
+                case .same(let i, _): body += " " + line(a[i]); aCount += 1; bCount += 1
+                case .delete(let i): body += "-" + line(a[i]); aCount += 1
+                case .insert(let j): body += "+" + line(b[j]); bCount += 1
+                }
+            }
+            out += "@@ -\(range(aStart, aCount)) +\(range(bStart, bCount)) @@\n" + body
+        }
+        return out
+    }
+
+    static func range(_ start: Int, _ count: Int) -> String {
+        // diff -u: an empty range shows the line before it.
+        let first = count == 0 ? start : start + 1
+        return count == 1 ? "\(first)" : "\(first),\(count)"
+    }
+
+    static func line(_ l: Substring) -> String {
+        l.hasSuffix("\n") ? String(l) : String(l) + "\n\\ No newline at end of file\n"
+    }
+
+    /// Splits keeping each line's `\n`.
+    static func lines(_ s: String) -> [Substring] {
+        var out: [Substring] = []
+        var start = s.startIndex
+        var i = s.startIndex
+        while i < s.endIndex {
+            let next = s.index(after: i)
+            if s[i] == "\n" || s[i] == "\r\n" {
+                out.append(s[start..<next])
+                start = next
+            }
+            i = next
+        }
+        if start < s.endIndex { out.append(s[start...]) }
+        return out
+    }
+
+    /// An edit script by longest common subsequence (documents are small; O(n·m) memory is capped by
+    /// trimming the common prefix and suffix first).
+    static func script(_ a: [Substring], _ b: [Substring]) -> [Op] {
+        var prefix = 0
+        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix, suffix < b.count - prefix,
+              a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
+        let a2 = Array(a[prefix..<(a.count - suffix)])
+        let b2 = Array(b[prefix..<(b.count - suffix)])
+        var ops: [Op] = (0..<prefix).map { .same($0, $0) }
+        let n = a2.count, m = b2.count
+        if n * m > 25_000_000 {
+            // Too big to align: replace the middle wholesale.
+            ops += (0..<n).map { .delete(prefix + $0) }
+            ops += (0..<m).map { .insert(prefix + $0) }
+        } else {
+            var lcs = [[Int32]](repeating: [Int32](repeating: 0, count: m + 1), count: n + 1)
+            if n > 0 && m > 0 {
+                for i in stride(from: n - 1, through: 0, by: -1) {
+                    for j in stride(from: m - 1, through: 0, by: -1) {
+                        lcs[i][j] = a2[i] == b2[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
+                    }
+                }
+            }
+            var i = 0, j = 0
+            while i < n || j < m {
+                if i < n, j < m, a2[i] == b2[j] {
+                    ops.append(.same(prefix + i, prefix + j)); i += 1; j += 1
+                } else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] {
+                    // Deletions before insertions, as diff -u prints them.
+                    if i < n, lcs[i + 1][j] >= lcs[i][j + 1] {
+                        ops.append(.delete(prefix + i)); i += 1
+                    } else {
+                        ops.append(.insert(prefix + j)); j += 1
+                    }
+                } else {
+                    ops.append(.delete(prefix + i)); i += 1
+                }
+            }
+        }
+        for k in 0..<suffix { ops.append(.same(a.count - suffix + k, b.count - suffix + k)) }
+        return ops
+    }
+}
