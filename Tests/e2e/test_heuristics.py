@@ -283,6 +283,10 @@ def test_broken_front_matter_is_reported_in_status(tk):
     def reported():
         return any("broken.md" in x and "front matter" in x for x in tk.status()["projects"][0]["problems"])
     tk.wait_for(reported, proc=agent, what="front matter problem in status")
+    # Still reported after a restart, although the unchanged document is not read again.
+    assert tk.stop(agent) == 0
+    agent = tk.start(p)
+    tk.wait_for(reported, proc=agent, what="front matter problem after a restart")
     doc.write_text("---\ntitle: Fixed\n---\n\nIt was written by me.\n")
     tk.wait_for(lambda: not reported(), proc=agent, what="problem cleared")
 

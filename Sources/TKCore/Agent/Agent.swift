@@ -181,6 +181,10 @@ public actor Agent {
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
             state.configStamp = stamp
             for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+            // Problems of documents that will not be read again because they did not change.
+            if let stored = try? database.documentProblems(projectID: state.id) {
+                for (rel, message) in stored { state.problems["doc:" + rel.display] = message }
+            }
             if !DirectoryWalker.isFolderFollowingLinks(root) {
                 state.problems["root"] = "folder missing: \(root.display)"
                 projects[root] = state

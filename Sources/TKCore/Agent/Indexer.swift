@@ -130,7 +130,8 @@ public struct Indexer: Sendable {
                         if let sha = known[rel]?.sha256 { goneBySha[sha, default: []].append(rel) }
                     }
                 case .parsed(let rel, let st, let sha, let doc):
-                    report.problems[rel] = .some(doc.frontMatterProblem.map { "\(rel.display): \($0)" })
+                    let problem = doc.frontMatterProblem.map { "\(rel.display): \($0)" }
+                    report.problems[rel] = .some(problem)
                     let previous = known[rel]?.sha256
                     if previous == sha {
                         statOnly.append((rel, st))
@@ -142,7 +143,7 @@ public struct Indexer: Sendable {
                     }
                     upserts.append(IndexedDocument(
                         relativePath: rel, stat: st, sha256: sha, words: doc.wordCount, title: doc.title,
-                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody))
+                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody, problem: problem))
                     report.updated += 1
                     // A new path whose content matches a path that vanished is a rename.
                     if previous == nil, var olds = goneBySha[sha], let old = olds.popLast() {
