@@ -28,11 +28,15 @@ public actor Agent {
         var watching = false
         /// Keyed problems: a document path or a subsystem name → message.
         var problems: [String: String] = [:]
+        /// What `<root>/.tk/config.json` looked like when `config` was loaded (nil: absent).
+        var configStamp: FileStat?
     }
 
     enum Pending: Hashable, Sendable {
         case file(root: PathBytes, relative: PathBytes)
         case folder(root: PathBytes, relative: PathBytes)
+        /// Recompute every document's quick findings (the project's heuristics settings changed).
+        case refresh(root: PathBytes)
     }
 
     let options: AgentOptions
@@ -56,6 +60,9 @@ public actor Agent {
     var extensionStatus: StatusSnapshot?
     /// Work runs here so that long rescans never block the cooperative pool.
     let workQueue = DispatchQueue(label: "tk-agent.index")
+    /// The watcher and the settler of the current run (set by `run`).
+    var watcher: TreeWatcher?
+    var settler: Settler<Pending>?
 
     public init(options: AgentOptions, logger: Logger) throws {
         self.options = options
@@ -98,11 +105,14 @@ public actor Agent {
             filter: { root in
                 PathFilter(ignore: ConfigurationLoader.load(paths: paths, project: root, environment: environment).config.watch.ignore)
             },
-            rescanInterval: rescanInterval(loaded.config), logger: logger)
+            rescanInterval: rescanInterval(loaded.config), logger: logger,
+            options: watcherOptions(loaded.config))
         let settleMs = max(10, loaded.config.watch.settleMs)
         let settler = Settler<Pending>(
             settle: .milliseconds(settleMs),
             maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
+        self.watcher = watcher
+        self.settler = settler
         try applyProjects(watcher: watcher)
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
@@ -170,12 +180,18 @@ public actor Agent {
             logger.info("project removed", metadata: ["project.path": "\(root.display)"])
         }
         for root in roots where projects[root] == nil {
+            let stamp = Self.projectConfigStamp(root)
             let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
             var state = ProjectState(
                 id: try database.projectID(for: root), config: projectLoaded.config,
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
+            state.configStamp = stamp
             for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
-            if FileSystem.lstatIfExists(root)?.kind != .directory {
+            // Problems of documents that will not be read again because they did not change.
+            if let stored = try? database.documentProblems(projectID: state.id) {
+                for (rel, message) in stored { state.problems["doc:" + rel.display] = message }
+            }
+            if !DirectoryWalker.isFolderFollowingLinks(root) {
                 state.problems["root"] = "folder missing: \(root.display)"
                 projects[root] = state
                 continue
@@ -188,12 +204,59 @@ public actor Agent {
         }
     }
 
+    /// The `lstat` of a project's `.tk/config.json`, to tell whether it changed since it was loaded.
+    static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
+        FileSystem.lstatIfExists(root.appending(".tk").appending("config.json"))
+    }
+
+    /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
+    ///
+    /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
+    /// before each batch of that project (one `lstat`). New `watch.ignore` globs re-add the root to
+    /// the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
+    /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
+    func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
+        guard var state = projects[root] else { return }
+        let stamp = Self.projectConfigStamp(root)
+        guard force || stamp != state.configStamp else { return }
+        let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+        let old = state.config
+        state.configStamp = stamp
+        state.config = projectLoaded.config
+        state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
+        for key in state.problems.keys where key.hasPrefix("config:") { state.problems[key] = nil }
+        for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+        projects[root] = state
+        logger.info("project configuration reloaded", metadata: ["project.path": "\(root.display)"])
+        let new = projectLoaded.config
+        if old.watch.ignore != new.watch.ignore, let watcher {
+            watcher.removeRoot(root)
+            watcher.addRoot(root)
+        }
+        if old.heuristics != new.heuristics || old.storyType != new.storyType || old.advisors != new.advisors
+            || old.draftStage != new.draftStage || old.watch.maxFileBytes != new.watch.maxFileBytes
+        {
+            settler?.touch(.refresh(root: root))
+        }
+        markStatusDirty()
+    }
+
+    /// A missing root or one over the watch limit is checked again at least as often as the
+    /// periodic rescan runs (every minute by default, never more than once a second).
+    func watcherOptions(_ c: Configuration) -> TreeWatcherOptions {
+        var interval = Duration.seconds(60)
+        if let periodic = rescanInterval(c) { interval = max(.seconds(1), min(interval, periodic)) }
+        return TreeWatcherOptions(fallbackRescanInterval: interval)
+    }
+
     func rescanInterval(_ c: Configuration) -> Duration? {
         c.watch.rescanMinutes > 0 ? .seconds(c.watch.rescanMinutes * 60) : nil
     }
 
     func reload(watcher: TreeWatcher) {
         loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        // Projects already watched take in the user config's new values too.
+        for root in projects.keys { refreshProjectConfiguration(root, force: true) }
         do { try applyProjects(watcher: watcher) } catch {
             logger.error("reload failed", metadata: ["error": "\(error)"])
         }
@@ -216,10 +279,12 @@ public actor Agent {
             settler.touch(.folder(root: root, relative: rel))
         case .problem(let root, let message):
             projects[root]?.problems["watch"] = message
-            if message.contains("watch limit") { projects[root]?.watching = false }
+            if message.contains("watch limit") || message.contains("is missing") { projects[root]?.watching = false }
         case .problemCleared(let root):
             projects[root]?.problems["watch"] = nil
             projects[root]?.watching = true
+        case .configChanged(let root):
+            refreshProjectConfiguration(root)
         }
         pendingCount = settler.pendingCount
         markStatusDirty()
@@ -235,26 +300,36 @@ public actor Agent {
     /// Indexes a settled batch, project by project, then updates sidecars.
     func process(_ batch: [Pending]) async {
         var byRoot: [PathBytes: [Indexer.Scope]] = [:]
+        var refreshRoots = Set<PathBytes>()
         for item in batch {
             switch item {
             case .file(let root, let rel): byRoot[root, default: []].append(.file(rel))
             case .folder(let root, let rel): byRoot[root, default: []].append(.folder(rel))
+            case .refresh(let root):
+                refreshRoots.insert(root)
+                byRoot[root, default: []].append(.folder(PathBytes([])))
             }
         }
         for (root, scopes) in byRoot {
+            refreshProjectConfiguration(root)
             guard let state = projects[root] else { continue }
             let indexer = self.indexer
             let pipeline = self.pipeline
             let config = state.config
+            let refresh = refreshRoots.contains(root)
             let outcome: Result<(IndexReport, [String: String?], [DocumentChange]), any Error> = await offload {
                 var sidecarProblems: [String: String?] = [:]
                 var all: [DocumentChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
-                    maxFileBytes: config.watch.maxFileBytes, progress: nil
+                    maxFileBytes: config.watch.maxFileBytes, refresh: refresh, progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
-                    all.append(contentsOf: changes)
+                    // A refresh of unchanged content is not news to the extensions (review queue).
+                    all.append(contentsOf: changes.filter { change in
+                        if case .updated(_, _, let sha, let previous) = change { return sha != previous }
+                        return true
+                    })
                 }
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
@@ -267,6 +342,7 @@ public actor Agent {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
                 for (rel, problem) in report.problems { projects[root]?.problems["doc:" + rel.display] = problem }
+                clearVanishedProblems(root: root, scopes: scopes)
                 for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 if report.updated + report.deleted > 0 {
@@ -283,6 +359,23 @@ public actor Agent {
             for (root, n) in counts.perProject where projects[root] != nil { projects[root]?.documents = n }
         }
         markStatusDirty()
+    }
+
+    /// Drops the problems of documents that no longer exist below the rescanned folders (a deleted
+    /// folder reports no single files, so their problems would otherwise stay in `status`).
+    func clearVanishedProblems(root: PathBytes, scopes: [Indexer.Scope]) {
+        guard let problems = projects[root]?.problems else { return }
+        var folders: [String] = []
+        for case .folder(let f) in scopes { folders.append(f.display) }
+        guard !folders.isEmpty else { return }
+        for key in problems.keys where key.hasPrefix("doc:") {
+            let rel = String(key.dropFirst(4))
+            let inScope = folders.contains { f in f.isEmpty || rel == f || rel.hasPrefix(f + "/") }
+            guard inScope else { continue }
+            if FileSystem.lstatIfExists(root.appending(rel))?.kind != .regular {
+                projects[root]?.problems[key] = nil
+            }
+        }
     }
 
     /// Runs blocking work on the index queue.

@@ -37,9 +37,13 @@ public struct Indexer: Sendable {
     /// that vanished from one scope and appeared in another with the same content is a move.
     /// - Parameters:
     ///   - progress: called with (done, total) as batches are written.
+    ///   - refresh: read every document in scope, even unchanged ones, and report each as
+    ///     `.updated` with `previousSha256 == sha256` (the project's heuristics settings changed,
+    ///     so every sidecar's quick findings must be recomputed).
     ///   - onChanges: called after each batch is committed with the changes it made.
     public func sync(
         root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
+        refresh: Bool = false,
         progress: (@Sendable (Int, Int) -> Void)? = nil,
         onChanges: ([DocumentChange]) -> Void = { _ in }
     ) throws -> IndexReport {
@@ -48,6 +52,15 @@ public struct Indexer: Sendable {
         var known: [PathBytes: Fingerprint] = [:]
         var folders = Set<PathBytes>()
         for case .folder(let f) in scopes { folders.insert(f) }
+        /// One path that may be a document or may have been one.
+        func checkExact(_ rel: PathBytes) throws {
+            if known[rel] == nil, let fp = try database.fingerprints(projectID: projectID, exact: rel) { known[rel] = fp }
+            if filter.isDocument(rel), let st = FileSystem.lstatIfExists(root.appending(rel)), st.kind == .regular {
+                present[rel] = st
+            } else {
+                report.problems[rel] = .some(nil)
+            }
+        }
         // A folder below another listed folder adds nothing.
         let topFolders = folders.filter { f in !folders.contains { $0 != f && ($0.isEmpty || f.isWithin($0)) } }
         for f in topFolders.sorted() {
@@ -58,30 +71,28 @@ public struct Indexer: Sendable {
                 if let rel = entry.path.relative(to: root) { present[rel] = entry.stat }
             }
             for (k, v) in try database.fingerprints(projectID: projectID, under: f.isEmpty ? nil : f) { known[k] = v }
+            // The folder's own name may have been a document (a file replaced by a folder, or back).
+            if !f.isEmpty { try checkExact(f) }
         }
-        for case .file(let rel) in scopes where !topFolders.contains(where: { $0.isEmpty || rel.isWithin($0) }) {
-            if let fp = try database.fingerprints(projectID: projectID, exact: rel) { known[rel] = fp }
-            if filter.isDocument(rel), let st = FileSystem.lstatIfExists(root.appending(rel)), st.kind == .regular {
-                present[rel] = st
-            } else {
-                report.problems[rel] = .some(nil)
-            }
+        for case .file(let rel) in scopes where !topFolders.contains(where: { $0.isEmpty || (rel.isWithin($0) && rel != $0) }) {
+            try checkExact(rel)
         }
         report.scanned = present.count
         var candidates: [(PathBytes, FileStat)] = []
         for (rel, st) in present.sorted(by: { $0.key < $1.key }) {
-            if let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
+            if !refresh, let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
         }
         let gone = known.keys.filter { present[$0] == nil }.sorted()
         try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                    maxFileBytes: maxFileBytes, report: &report, progress: progress, onChanges: onChanges)
+                    maxFileBytes: maxFileBytes, refresh: refresh, report: &report, progress: progress,
+                    onChanges: onChanges)
         return report
     }
 
     /// Reads, hashes and parses candidates in parallel batches; writes each batch in one transaction.
     private func process(
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
-        known: [PathBytes: Fingerprint], maxFileBytes: Int, report: inout IndexReport,
+        known: [PathBytes: Fingerprint], maxFileBytes: Int, refresh: Bool, report: inout IndexReport,
         progress: (@Sendable (Int, Int) -> Void)?, onChanges: ([DocumentChange]) -> Void
     ) throws {
         let total = candidates.count
@@ -103,17 +114,36 @@ public struct Indexer: Sendable {
                 switch item {
                 case .problem(let rel, let message):
                     report.problems[rel] = .some(message)
-                case .parsed(let rel, let st, let sha, let doc):
+                case .tooLarge(let rel, let message):
+                    // Not indexed while it is too large: drop a stale entry, but keep its sidecar
+                    // (journey and decisions) for when it is back under the limit.
+                    report.problems[rel] = .some(message)
+                    if known[rel] != nil {
+                        deletions.append(rel)
+                        report.deleted += 1
+                    }
+                case .vanished(let rel):
+                    // Gone between the walk and the read: a deletion (or one side of a rename).
                     report.problems[rel] = .some(nil)
+                    if known[rel] != nil {
+                        remainingGone.insert(rel)
+                        if let sha = known[rel]?.sha256 { goneBySha[sha, default: []].append(rel) }
+                    }
+                case .parsed(let rel, let st, let sha, let doc):
+                    let problem = doc.frontMatterProblem.map { "\(rel.display): \($0)" }
+                    report.problems[rel] = .some(problem)
                     let previous = known[rel]?.sha256
                     if previous == sha {
                         statOnly.append((rel, st))
                         report.unchanged += 1
+                        if refresh {
+                            changes.append(.updated(relative: rel, document: doc, sha256: sha, previousSha256: previous))
+                        }
                         continue
                     }
                     upserts.append(IndexedDocument(
                         relativePath: rel, stat: st, sha256: sha, words: doc.wordCount, title: doc.title,
-                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody))
+                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody, problem: problem))
                     report.updated += 1
                     // A new path whose content matches a path that vanished is a rename.
                     if previous == nil, var olds = goneBySha[sha], let old = olds.popLast() {
@@ -145,7 +175,12 @@ public struct Indexer: Sendable {
 
     enum Loaded: Sendable {
         case parsed(PathBytes, FileStat, String, MarkdownDocument)
+        /// Could not be read; whatever the index and the sidecar say stays as it is.
         case problem(PathBytes, String)
+        /// Over `watch.max_file_bytes`: not indexed, reported.
+        case tooLarge(PathBytes, String)
+        /// No longer there, or no longer a regular file.
+        case vanished(PathBytes)
     }
 
     /// Loads a batch on every core: read (bounded), hash, parse.
@@ -160,22 +195,75 @@ public struct Indexer: Sendable {
 
     static func loadOne(root: PathBytes, rel: PathBytes, stat: FileStat, maxFileBytes: Int) -> Loaded {
         if stat.size > Int64(maxFileBytes) {
-            return .problem(rel, "\(rel.display): \(stat.size / 1_048_576) MB is over watch.max_file_bytes (\(maxFileBytes / 1_048_576) MB); not indexed")
+            return .tooLarge(rel, tooLargeMessage(rel, size: stat.size, limit: maxFileBytes))
         }
         let abs = root.appending(rel)
-        do {
-            let bytes = try FileSystem.read(abs, limit: maxFileBytes + 1)
+        switch readRegularFile(abs, limit: maxFileBytes + 1) {
+        case .bytes(let bytes, let st):
             if bytes.count > maxFileBytes {
-                return .problem(rel, "\(rel.display): over watch.max_file_bytes (\(maxFileBytes / 1_048_576) MB); not indexed")
+                return .tooLarge(rel, tooLargeMessage(rel, size: Int64(max(bytes.count, Int(clamping: st.size))), limit: maxFileBytes))
             }
-            // Re-stat after reading so the stored fingerprint describes what was read.
-            let st = (try? FileSystem.lstat(abs)) ?? stat
             let sha = SHA256Digest.hex(bytes)
             let doc = MarkdownDocument(bytes: bytes, fileName: rel.lastComponent.display)
             return .parsed(rel, st, sha, doc)
-        } catch {
-            return .problem(rel, "\(rel.display): cannot read (\(error))")
+        case .vanished:
+            return .vanished(rel)
+        case .failed(let message):
+            return .problem(rel, "\(rel.display): cannot read (\(message)); not indexed")
         }
+    }
+
+    static func tooLargeMessage(_ rel: PathBytes, size: Int64, limit: Int) -> String {
+        "\(rel.display): \(describeBytes(size)) is over watch.max_file_bytes (\(describeBytes(Int64(limit)))); not indexed"
+    }
+
+    static func describeBytes(_ n: Int64) -> String {
+        if n >= 1_048_576 { return String(format: "%.1f MB", Double(n) / 1_048_576) }
+        if n >= 1024 { return String(format: "%.1f KB", Double(n) / 1024) }
+        return "\(n) bytes"
+    }
+
+    enum ReadOutcome {
+        case bytes([UInt8], FileStat)
+        case vanished
+        case failed(String)
+    }
+
+    /// Reads a regular file without ever blocking on a FIFO or device that took its name after the
+    /// walk (`O_NONBLOCK`, then `fstat` must say regular file) and without following a link.
+    /// - Returns: the bytes (at most `limit`) and the `fstat` taken before reading.
+    static func readRegularFile(_ path: PathBytes, limit: Int) -> ReadOutcome {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY) }
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR || code == ELOOP { return .vanished }
+            return .failed(String(cString: strerror(code)))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return .failed(String(cString: strerror(errno))) }
+        guard (st.st_mode & S_IFMT) == S_IFREG else { return .vanished }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        let stat = FileStat(
+            kind: .regular, size: Int64(st.st_size),
+            mtimeNs: Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec),
+            ctimeNs: Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec),
+            inode: UInt64(st.st_ino), device: UInt64(st.st_dev))
+        var out: [UInt8] = []
+        out.reserveCapacity(min(max(Int(clamping: st.st_size), 0), limit) + 1)
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while out.count < limit {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failed(String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            out.append(contentsOf: chunk[0..<n])
+        }
+        if out.count > limit { out.removeLast(out.count - limit) }
+        return .bytes(out, stat)
     }
 }
 

@@ -30,7 +30,7 @@ public enum ProjectRegistry {
     @discardableResult
     public static func add(_ path: String, paths: Paths) throws(Failure) -> Bool {
         let abs = FileSystem.absolute(path)
-        guard let st = FileSystem.lstatIfExists(abs), st.kind == .directory else { throw .notADirectory(abs.display) }
+        guard DirectoryWalker.isFolderFollowingLinks(abs) else { throw .notADirectory(abs.display) }
         guard let s = abs.validUTF8 else { throw .notUTF8(abs.display) }
         var list = try currentList(paths)
         if list.contains(where: { FileSystem.absolute($0) == abs }) { return false }

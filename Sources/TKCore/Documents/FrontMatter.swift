@@ -33,9 +33,11 @@ public struct FrontMatter: Sendable, Equatable {
     ///   the document does not start with a `---` line that is closed by a `---` or `...` line.
     public static func locate(in bytes: [UInt8]) -> (block: Range<Int>, yaml: Range<Int>)? {
         let n = bytes.count
-        guard n >= 3, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return nil }
+        // A UTF-8 byte order mark (Windows editors write one) may precede the opening fence.
+        let bom = n >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF ? 3 : 0
+        guard n >= bom + 3, bytes[bom] == 45, bytes[bom + 1] == 45, bytes[bom + 2] == 45 else { return nil }
         // The opening line: `---` then optional spaces/tabs, then end of line.
-        var i = 3
+        var i = bom + 3
         while i < n, bytes[i] == 32 || bytes[i] == 9 { i += 1 }
         if i < n, bytes[i] == 13 { i += 1 }
         guard i < n, bytes[i] == 10 else { return nil }

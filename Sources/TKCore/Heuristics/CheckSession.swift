@@ -1,53 +1,5 @@
 import Foundation
 
-/// Finds the markdown documents under a folder for `tk-agent check`.
-///
-/// Same rules as the contract's "document": `.md`/`.markdown`, no hidden component, nothing under
-/// `node_modules`, no editor temporary names, symbolic links not followed.
-/// (A stand-in until the watcher's `DirectoryWalker` is shared.)
-public enum MarkdownFileWalker {
-    /// Whether a file name is a markdown document name.
-    public static func isDocumentName(_ name: PathBytes) -> Bool {
-        !isIgnoredName(name) && (name.hasSuffix(".md") || name.hasSuffix(".markdown"))
-    }
-
-    /// Hidden names, `node_modules`, and temporary names (`~` suffix, `#…#`, `.swp`, `.tmp`, `4913`).
-    public static func isIgnoredName(_ name: PathBytes) -> Bool {
-        let b = name.bytes
-        guard let first = b.first else { return true }
-        if first == UInt8(ascii: ".") { return true }
-        if b == Array("node_modules".utf8) || b == Array("4913".utf8) { return true }
-        if b.last == UInt8(ascii: "~") { return true }
-        if first == UInt8(ascii: "#"), b.last == UInt8(ascii: "#") { return true }
-        return name.hasSuffix(".swp") || name.hasSuffix(".swx") || name.hasSuffix(".tmp")
-    }
-
-    /// The documents below `root`, sorted by path bytes, and one line per folder that could not be read.
-    public static func documents(under root: PathBytes) -> (files: [PathBytes], problems: [String]) {
-        var files: [PathBytes] = []
-        var problems: [String] = []
-        var stack = [root]
-        while let dir = stack.popLast() {
-            let entries: [(name: PathBytes, type: FileStat.Kind?)]
-            do { entries = try FileSystem.list(dir) } catch {
-                problems.append("\(dir.display): cannot read folder (\(String(cString: strerror(error.code)))); skipped")
-                continue
-            }
-            for (name, type) in entries where !isIgnoredName(name) {
-                let path = dir.appending(name)
-                let kind = type ?? FileSystem.lstatIfExists(path)?.kind
-                switch kind {
-                case .directory: stack.append(path)
-                case .regular: if isDocumentName(name) { files.append(path) }
-                default: break
-                }
-            }
-        }
-        files.sort()
-        return (files, problems)
-    }
-}
-
 /// Resolves the heuristics options for each checked file: the nearest project's `.tk/config.json`
 /// over the user config, then the story type (flag › front matter › config).
 public struct CheckSession {
@@ -79,18 +31,58 @@ public struct CheckSession {
         }
     }
 
+    /// The effective configuration of a project (its `.tk/config.json` over the user config), cached.
+    public mutating func configuration(project: PathBytes) -> LoadedConfiguration {
+        if let c = cache[project] { return c }
+        let loaded = ConfigurationLoader.load(paths: paths, project: project, environment: environment)
+        cache[project] = loaded
+        return loaded
+    }
+
+    /// What walking a folder found.
+    public struct FolderDocuments: Sendable {
+        /// Documents to check, sorted by path bytes.
+        public var files: [PathBytes] = []
+        /// Documents left out on purpose (over `watch.max_file_bytes`), one line each.
+        public var skipped: [String] = []
+        /// Folders that could not be read, one line each.
+        public var problems: [String] = []
+    }
+
+    /// The documents below `directory`, found with the watcher's rules: `DirectoryWalker` and the
+    /// `PathFilter` of the folder's project (hidden names, `node_modules`, editor temporary files,
+    /// `watch.ignore`), symbolic links not followed, files over `watch.max_file_bytes` left out.
+    ///
+    /// The ignore globs are relative to the nearest project root (a folder with `.tk/`). A folder
+    /// the user names that those rules would hide (e.g. `node_modules/pkg`) is walked as its own root.
+    /// - Parameter directory: an absolute folder (a symbolic link already resolved).
+    public mutating func documents(in directory: PathBytes) -> FolderDocuments {
+        let project = Self.projectRoot(startingAt: directory)
+        let loaded = configuration(project: project)
+        let filter = PathFilter(ignore: loaded.config.watch.ignore)
+        var root = project
+        if let relative = directory.relative(to: project), !filter.shouldDescend(relative) { root = directory }
+        if !directory.isWithin(project) { root = directory }
+        let walk = DirectoryWalker.walk(root: root, directory: directory, filter: filter)
+        var out = FolderDocuments()
+        out.problems = walk.problems
+        let limit = Int64(max(0, loaded.config.watch.maxFileBytes))
+        for (path, stat) in walk.documents {
+            if stat.size > limit {
+                out.skipped.append("\(path.display): \(stat.size) bytes is over watch.max_file_bytes (\(limit)); skipped")
+            } else {
+                out.files.append(path)
+            }
+        }
+        return out
+    }
+
     /// The options for one document, plus configuration problems not reported before (one line each).
     /// - Parameters:
     ///   - project: the project root whose `.tk/config.json` applies.
     ///   - document: the parsed document (its front matter may name a story type).
     public mutating func options(project: PathBytes, document: MarkdownDocument) -> (HeuristicsOptions, [String]) {
-        let loaded: LoadedConfiguration
-        if let c = cache[project] {
-            loaded = c
-        } else {
-            loaded = ConfigurationLoader.load(paths: paths, project: project, environment: environment)
-            cache[project] = loaded
-        }
+        let loaded = configuration(project: project)
         var problems: [String] = []
         for p in loaded.problems where reported.insert(p).inserted { problems.append(p) }
         let storyType = storyTypeOverride ?? document.frontMatter.tk.storyType ?? loaded.config.storyType

@@ -68,14 +68,22 @@ public struct SidecarStore: Sendable {
     }
 
     /// Runs `body` holding the exclusive lock (a no-op lock when none is configured).
+    ///
+    /// Re-entrant on one thread: `remove` or `move` called from inside `modify` or `withLock` run
+    /// under the lock already held (a second `flock` on a new descriptor would wait forever).
     public func withLock<T>(_ body: () throws -> T) throws -> T {
         guard let lockFile else { return try body() }
+        let key = "tk-agent.sidecar-lock." + lockFile.display
+        let thread = Thread.current.threadDictionary
+        if let depth = thread[key] as? Int, depth > 0 { return try body() }
         try? FileSystem.makeDirectories(lockFile.parent, mode: 0o700)
         let fd = lockFile.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         if fd < 0 { return try body() }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 && errno == EINTR {}
         defer { flock(fd, LOCK_UN) }
+        thread[key] = 1
+        defer { thread[key] = nil }
         return try body()
     }
 
@@ -158,21 +166,26 @@ public struct SidecarStore: Sendable {
         return bytes
     }
 
-    /// Removes a document's sidecar and the `.tk/` subfolders it leaves empty.
+    /// Removes a document's sidecar and the `.tk/` subfolders it leaves empty (under the lock, so a
+    /// concurrent `accept` or `skip` never writes it back).
     public func remove(project: PathBytes, document rel: PathBytes) {
         let path = ReviewSidecar.path(project: project, document: rel)
-        try? FileSystem.remove(path)
-        pruneEmptyFolders(from: path.parent, project: project)
+        _ = try? withLock {
+            try? FileSystem.remove(path)
+            pruneEmptyFolders(from: path.parent, project: project)
+        }
     }
 
-    /// Moves a sidecar along with its renamed document.
+    /// Moves a sidecar along with its renamed document (under the lock).
     public func move(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
         let from = ReviewSidecar.path(project: project, document: old)
         let to = ReviewSidecar.path(project: project, document: new)
-        guard FileSystem.lstatIfExists(from) != nil else { return }
-        try FileSystem.makeDirectories(to.parent, mode: 0o755)
-        try FileSystem.rename(from, to: to)
-        pruneEmptyFolders(from: from.parent, project: project)
+        try withLock {
+            guard FileSystem.lstatIfExists(from) != nil else { return }
+            try FileSystem.makeDirectories(to.parent, mode: 0o755)
+            try FileSystem.rename(from, to: to)
+            pruneEmptyFolders(from: from.parent, project: project)
+        }
     }
 
     /// Keeps a copy of a sidecar that was broken or edited by hand: `<name>.review.json.bak`.

@@ -78,19 +78,19 @@ extension AppDatabase {
         let stamp = RFC3339.string(now)
         try writer.write { db in
             let upsert = try db.cachedStatement(sql: """
-                INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(project_id, path) DO UPDATE SET
                     size = excluded.size, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
                     inode = excluded.inode, sha256 = excluded.sha256, words = excluded.words,
                     title = excluded.title, headings = excluded.headings, tags = excluded.tags,
-                    body = excluded.body, indexed_at = excluded.indexed_at
+                    body = excluded.body, indexed_at = excluded.indexed_at, problem = excluded.problem
                 """)
             for d in upserts {
                 try upsert.execute(arguments: [
                     projectID, Data(d.relativePath.bytes), d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs,
                     Int64(bitPattern: d.stat.inode), d.sha256, d.words, d.title,
-                    d.headings.joined(separator: "\n"), d.tags.joined(separator: " "), d.body, stamp,
+                    d.headings.joined(separator: "\n"), d.tags.joined(separator: " "), d.body, stamp, d.problem,
                 ])
             }
             let touch = try db.cachedStatement(sql: """
@@ -101,6 +101,20 @@ extension AppDatabase {
             }
             let del = try db.cachedStatement(sql: "DELETE FROM document WHERE project_id = ? AND path = ?")
             for path in deletions { try del.execute(arguments: [projectID, Data(path.bytes)]) }
+        }
+    }
+
+    /// The problems stored with a project's documents (relative path → message).
+    public func documentProblems(projectID: Int64) throws -> [PathBytes: String] {
+        try writer.read { db in
+            var out: [PathBytes: String] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT path, problem FROM document WHERE project_id = ? AND problem IS NOT NULL
+                """, arguments: [projectID])
+            while let row = try rows.next() {
+                out[PathBytes(Array(row["path"] as Data))] = row["problem"]
+            }
+            return out
         }
     }
 

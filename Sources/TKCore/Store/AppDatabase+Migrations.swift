@@ -49,5 +49,10 @@ extension AppDatabase {
                 END;
                 """)
         }
+        m.registerMigration("v2-foundation-document-problem") { db in
+            // A problem found when the document was last read (broken front matter), so that `status`
+            // still shows it after a restart without reading every unchanged document again.
+            try db.execute(sql: "ALTER TABLE document ADD COLUMN problem TEXT")
+        }
     }
 }

@@ -15,14 +15,12 @@ public struct AppDatabase: Sendable {
         try Self.migrator.migrate(writer)
     }
 
-    /// Opens a database writer that another process may be migrating at the same moment (the agent
-    /// and a CLI command on a new data folder): migrations run under an exclusive `flock`.
-    init(_ writer: any DatabaseWriter, migrationLock: PathBytes) throws {
-        self.writer = writer
-        let fd = migrationLock.withCString { Glibc.open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+    /// Runs `body` holding an exclusive `flock` on `lockFile` (without one if it cannot be opened).
+    static func withFileLock<T>(_ lockFile: PathBytes, _ body: () throws -> T) rethrows -> T {
+        let fd = lockFile.withCString { Glibc.open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         defer { if fd >= 0 { close(fd) } }
         if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
-        try Self.migrator.migrate(writer)
+        return try body()
     }
 
     public var reader: any DatabaseReader { writer }
@@ -37,9 +35,23 @@ public struct AppDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
         }
-        let pool = try DatabasePool(path: paths.database.display, configuration: config)
-        _ = paths.database.withCString { chmod($0, 0o600) }
-        return try AppDatabase(pool, migrationLock: paths.dataDirectory.appending("migrate.lock"))
+        // The agent and a CLI command (`status` polling while the agent starts on a new data folder)
+        // may open the database at the same moment. Switching a new file to WAL needs an exclusive
+        // lock SQLite does not wait for, and migrations must run once: both happen under one `flock`.
+        // A rare SQLITE_BUSY left over is retried briefly.
+        var attempt = 0
+        while true {
+            do {
+                return try withFileLock(paths.dataDirectory.appending("migrate.lock")) {
+                    let pool = try DatabasePool(path: paths.database.display, configuration: config)
+                    _ = paths.database.withCString { chmod($0, 0o600) }
+                    return try AppDatabase(pool)
+                }
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && attempt < 20 {
+                attempt += 1
+                usleep(50_000)
+            }
+        }
     }
 
     /// An in-memory database for tests.

@@ -56,11 +56,13 @@ public struct IndexedDocument: Sendable {
     public var headings: [String]
     public var tags: [String]
     public var body: String
+    /// A problem to show in `status` while the document stays as it is (e.g. broken front matter).
+    public var problem: String?
 
     public init(relativePath: PathBytes, stat: FileStat, sha256: String, words: Int, title: String,
-                headings: [String], tags: [String], body: String) {
+                headings: [String], tags: [String], body: String, problem: String? = nil) {
         self.relativePath = relativePath; self.stat = stat; self.sha256 = sha256; self.words = words
-        self.title = title; self.headings = headings; self.tags = tags; self.body = body
+        self.title = title; self.headings = headings; self.tags = tags; self.body = body; self.problem = problem
     }
 }
 

@@ -100,6 +100,8 @@ public enum FileSystem {
     public static func makeDirectories(_ path: PathBytes, mode: mode_t = 0o755) throws(FileSystemError) {
         if let st = lstatIfExists(path) {
             if st.kind == .directory { return }
+            // A symbolic link to a folder (a project root or a home named through a link) is fine.
+            if st.kind == .symlink, TreeWatcher.statFollowing(path)?.kind == .directory { return }
             throw FileSystemError("create directory", path, EEXIST)
         }
         let parent = path.parent

@@ -3,6 +3,11 @@
 /// Applies the same `PathFilter` as the watcher, so a rescan finds exactly the files the watcher
 /// would report. Only candidate documents (by name) are `lstat`ed.
 public enum DirectoryWalker {
+    /// Whether `path` is a folder, following a symbolic link (a project root may be named through one).
+    public static func isFolderFollowingLinks(_ path: PathBytes) -> Bool {
+        TreeWatcher.statFollowing(path)?.kind == .directory
+    }
+
     /// One document found on disk.
     public typealias Document = (path: PathBytes, stat: FileStat)
 

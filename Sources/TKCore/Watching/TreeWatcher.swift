@@ -16,7 +16,8 @@ import Glibc
 /// are reported `.removed`. `IN_Q_OVERFLOW` or an unknown watch → a full rescan of the roots,
 /// rate-limited. The watch limit (`ENOSPC`) → a `.problem` with the remedy and rescans every
 /// `fallbackRescanInterval` until watching works again. A periodic safety rescan runs every
-/// `rescanInterval` (jittered ¾–5⁄4).
+/// `rescanInterval` (jittered ¾–5⁄4). Each root's `.tk` folder is watched (not walked) only to
+/// report edits of the project's `config.json` as `.configChanged`.
 public final class TreeWatcher: Sendable {
     private let fd: InotifyDescriptor
     private let queue: DispatchQueue
@@ -253,6 +254,14 @@ public final class TreeWatcher: Sendable {
             for root in s.roots.keys { requestFullRescan(root, reason: "unknown watch", &s) }
             return
         }
+        if let root = Self.rootOfConfigFolder(directory), s.roots[root] != nil {
+            // `<root>/.tk` is watched (not walked) only for the project's `config.json`.
+            if event.name == Self.configName, !mask.isDisjoint(with: .pathDirty) {
+                s.output.append(.configChanged(root: root))
+            }
+            if !mask.isDisjoint(with: [.deleteSelf, .moveSelf]) { removeWatches(under: directory, &s) }
+            return
+        }
         if event.name.isEmpty {
             // About the watched folder itself; its parent's watch reports moves and deletes,
             // except for a root, which has no watched parent.
@@ -262,6 +271,16 @@ public final class TreeWatcher: Sendable {
             return
         }
         let path = directory.appending(PathBytes(event.name))
+        if mask.contains(.isDirectory), event.name == Self.configFolderName, s.roots[directory] != nil {
+            if !mask.isDisjoint(with: [.create, .movedTo]) {
+                watchConfigFolder(of: directory, &s)
+                s.output.append(.configChanged(root: directory))
+            } else if !mask.isDisjoint(with: [.delete, .movedFrom]) {
+                removeWatches(under: path, &s)
+                s.output.append(.configChanged(root: directory))
+            }
+            return
+        }
         if mask.contains(.isDirectory) {
             if mask.contains(.movedFrom) {
                 s.pendingMoves.append((event.cookie, path))
@@ -550,6 +569,7 @@ public final class TreeWatcher: Sendable {
             enterDegraded(root, report: reportLimit, &s)
             return
         }
+        if directory == root, let wd = watchConfigFolder(of: root, &s) { visited.insert(wd) }
         // Sweep: watches below `directory` that the walk did not reach are stale.
         let stale = s.wdToPath.filter { wd, path in
             path.isWithin(directory) && !visited.contains(wd)
@@ -587,6 +607,24 @@ public final class TreeWatcher: Sendable {
         s.pathToWd[dir] = wd
         s.retired.remove(wd)
         return wd
+    }
+
+    static let configFolderName = Array(".tk".utf8)
+    static let configName = Array("config.json".utf8)
+
+    /// The root whose `.tk` folder `directory` is, if it is one.
+    static func rootOfConfigFolder(_ directory: PathBytes) -> PathBytes? {
+        guard directory.lastComponent.bytes == configFolderName else { return nil }
+        return directory.parent
+    }
+
+    /// Watches `<root>/.tk` (not below it) so that edits of the project's `config.json` are seen.
+    /// The agent's sidecar writes land in the same folder; their names are ignored.
+    @discardableResult
+    private func watchConfigFolder(of root: PathBytes, _ s: inout State) -> WatchDescriptor? {
+        let folder = root.appending(PathBytes(Self.configFolderName))
+        guard FileSystem.lstatIfExists(folder)?.kind == .directory else { return nil }
+        return try? addWatch(folder, isRoot: false, &s)
     }
 
     private func removeWatches(under directory: PathBytes, _ s: inout State) {
@@ -631,7 +669,11 @@ public final class TreeWatcher: Sendable {
     }
 
     static func readLimit(_ name: String) -> Int? {
-        guard let bytes = try? FileSystem.read(PathBytes("/proc/sys/fs/inotify/\(name)"), limit: 64) else { return nil }
+        readLimit(PathBytes("/proc/sys/fs/inotify/\(name)"))
+    }
+
+    static func readLimit(_ path: PathBytes) -> Int? {
+        guard let bytes = try? FileSystem.read(path, limit: 64) else { return nil }
         return Int(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -644,7 +686,9 @@ public final class TreeWatcher: Sendable {
 
     /// The one-line remedy shown when `inotify_add_watch` fails with `ENOSPC`.
     static func watchLimitMessage(_ interval: Duration) -> String {
-        let current = readLimit("max_user_watches")
+        // In a container the user namespace's own limit (`user.max_inotify_watches`) may be lower.
+        let limits = [readLimit("max_user_watches"), readLimit(PathBytes("/proc/sys/user/max_inotify_watches"))]
+        let current = limits.compactMap { $0 }.min()
         let limit = current.map { "fs.inotify.max_user_watches=\($0)" } ?? "fs.inotify.max_user_watches"
         let suggested = max(524_288, (current ?? 0) * 2)
         return "watch limit reached (\(limit)): run 'sudo sysctl fs.inotify.max_user_watches=\(suggested)'"

@@ -15,12 +15,14 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
     case problem(root: PathBytes, message: String)
     /// The earlier problem for this root no longer applies.
     case problemCleared(root: PathBytes)
+    /// The project's own configuration file (`<root>/.tk/config.json`) was written, created or removed.
+    case configChanged(root: PathBytes)
 
     /// The project root the event belongs to.
     public var root: PathBytes {
         switch self {
         case .changed(let root, _), .rescan(let root, _, _), .removed(let root, _), .problem(let root, _),
-            .problemCleared(let root):
+            .problemCleared(let root), .configChanged(let root):
             return root
         }
     }
@@ -32,6 +34,7 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
         case .removed(_, let dir): return "removed \(dir.display)"
         case .problem(let root, let message): return "problem \(root.display): \(message)"
         case .problemCleared(let root): return "problem cleared \(root.display)"
+        case .configChanged(let root): return "project configuration changed \(root.display)"
         }
     }
 }

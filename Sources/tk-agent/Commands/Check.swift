@@ -8,9 +8,10 @@ extension TKAgent {
             commandName: "check",
             abstract: "Run the quick prose heuristics on files, folders or standard input.",
             discussion: """
-            Folders are searched for .md and .markdown documents (hidden folders and node_modules are \
-            skipped). Use - for standard input. The nearest project's .tk/config.json "heuristics" \
-            settings apply. Silence findings in a document with <!-- tk-ignore --> … <!-- tk-end-ignore -->, \
+            Folders are searched for .md and .markdown documents with the agent's rules: hidden files and \
+            folders, node_modules, editor temporary files, the project's watch.ignore globs and files over \
+            watch.max_file_bytes are skipped, and symbolic links are not followed. Use - for standard input. \
+            The nearest project's .tk/config.json "heuristics" settings apply. Silence findings in a document with <!-- tk-ignore --> … <!-- tk-end-ignore -->, \
             <!-- tk-ignore-next-line --> or <!-- tk-ignore passive,adverb --> (next paragraph).
             Exit status: 0 ok, 1 a file could not be read, 2 with --strict when anything was found.
             """
@@ -110,9 +111,10 @@ extension TKAgent {
                 }
                 switch kind {
                 case .directory:
-                    let (files, problems) = MarkdownFileWalker.documents(under: readPath)
-                    for p in problems { printError(p); failed = true }
-                    for file in files {
+                    let found = session.documents(in: readPath)
+                    for p in found.problems { printError(p); failed = true }
+                    for p in found.skipped { printError(p) }
+                    for file in found.files {
                         let rel = file.relative(to: readPath)?.display ?? file.display
                         let display = target.hasSuffix("/") ? target + rel : target + "/" + rel
                         checkFile(file, display: display)
@@ -151,7 +153,10 @@ extension TKAgent {
             case .line:
                 FileHandle.standardOutput.write(Data(report.lines().utf8))
             case .text:
-                FileHandle.standardOutput.write(Data(report.text(color: stdoutIsColorTerminal).utf8))
+                // Nothing checked because every target failed: the error lines say it all.
+                if !(failed && report.files.isEmpty) {
+                    FileHandle.standardOutput.write(Data(report.text(color: stdoutIsColorTerminal).utf8))
+                }
             }
             if failed { throw ExitCode(1) }
             if strict && report.findingCount > 0 { throw ExitCode(2) }

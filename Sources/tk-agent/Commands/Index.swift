@@ -20,7 +20,7 @@ extension TKAgent {
             var roots = paths.map { FileSystem.absolute($0) }
             if roots.isEmpty { roots = ProjectRegistry.configured(loaded.config) }
             if roots.isEmpty { roots = [FileSystem.absolute(".")] }
-            for r in roots where FileSystem.lstatIfExists(r)?.kind != .directory {
+            for r in roots where !DirectoryWalker.isFolderFollowingLinks(r) {
                 throw CLIError("\(r.display) is not a folder; give the root folder of a writing project")
             }
             let db = try openDatabase()

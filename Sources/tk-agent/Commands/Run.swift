@@ -33,7 +33,7 @@ extension TKAgent {
             var roots: [PathBytes] = []
             for p in paths {
                 let abs = FileSystem.absolute(p)
-                guard FileSystem.lstatIfExists(abs)?.kind == .directory else {
+                guard DirectoryWalker.isFolderFollowingLinks(abs) else {
                     throw CLIError("\(abs.display) is not a folder; give the root folder of a writing project")
                 }
                 roots.append(abs)

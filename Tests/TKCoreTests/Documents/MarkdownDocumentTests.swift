@@ -203,3 +203,67 @@ private func prose(_ d: MarkdownDocument) -> [String] {
         #expect(t < .seconds(2))
     }
 }
+
+@Suite struct FrontMatterEdgeCaseTests {
+    @Test func crlfFrontMatter() {
+        let d = doc("---\r\ntitle: Windows Title\r\ntags: [x]\r\n---\r\nBody text.\r\n")
+        #expect(d.frontMatterProblem == nil)
+        #expect(d.title == "Windows Title")
+        #expect(d.frontMatter.tags == ["x"])
+        #expect(prose(d) == ["Body text."])
+    }
+
+    @Test func byteOrderMarkBeforeFrontMatter() {
+        let d = doc("\u{FEFF}---\ntitle: With BOM\n---\n\nBody text.\n")
+        #expect(d.frontMatterProblem == nil)
+        #expect(d.title == "With BOM")
+        #expect(prose(d) == ["Body text."])
+        #expect(d.headings.isEmpty)
+    }
+
+    @Test func quotedAndNonStringTitles() {
+        #expect(doc("---\ntitle: \"Colons: and # hashes\"\n---\nx\n").title == "Colons: and # hashes")
+        #expect(doc("---\ntitle: 'It''s here'\n---\nx\n").title == "It's here")
+        #expect(doc("---\ntitle: 2024\n---\nx\n").title == "2024")
+        #expect(doc("---\ntitle: Caf\u{E9} \u{65E5}\u{672C} \u{1F600}\n---\nx\n").title == "Caf\u{E9} \u{65E5}\u{672C} \u{1F600}")
+    }
+
+    @Test func emptyOrOddTitlesFallBack() {
+        #expect(doc("---\ntitle: \"\"\n---\n# Heading Title\n").title == "Heading Title")
+        #expect(doc("---\ntitle: ~\n---\n# Heading Title\n").title == "Heading Title")
+        #expect(doc("---\ntitle: [a, b]\n---\n# Heading Title\n").title == "Heading Title")
+        #expect(doc("---\ntitle:\n  nested: map\n---\nplain\n", name: "file-name.md").title == "file-name")
+        #expect(doc("---\n---\n# After Empty\n").title == "After Empty")
+    }
+
+    @Test func frontMatterOnlyAndFenceVariants() {
+        let only = doc("---\ntitle: Only\n---")
+        #expect(only.title == "Only")
+        #expect(only.proseBlocks.isEmpty)
+        #expect(only.wordCount == 0)
+        // A `---` later in the file is a thematic break, not front matter.
+        let late = doc("\n---\ntitle: Not Front Matter\n---\n", name: "late.md")
+        #expect(late.frontMatter.range == 0..<0)
+        #expect(late.frontMatter.title == nil)
+        // Trailing spaces on the fences are fine; `----` is not a fence.
+        #expect(doc("---  \ntitle: Spaced\n---\t\nx\n").title == "Spaced")
+        #expect(doc("----\ntitle: Four\n----\nx\n", name: "four.md").frontMatter.title == nil)
+    }
+
+    @Test func yamlInsideFrontMatterIsNeverProse() {
+        let d = doc("---\ntitle: Very very passive was written\ndescription: >\n  It is important to note\n---\nBody.\n")
+        #expect(prose(d) == ["Body."])
+        #expect(!d.searchBody.contains("important"))
+        #expect(d.searchBody.contains("Body."))
+    }
+
+    @Test func headingTitleDropsMarkup() {
+        #expect(doc("# The *big* `day` [out](http://x.y)\n").title == "The big day out")
+        #expect(doc("Setext Title\n============\n\ntext\n").title == "Setext Title")
+        #expect(doc("#   Spaced   Out   #\n").title == "Spaced Out")
+    }
+
+    @Test func firstHeadingOfAnyLevelIsTheTitle() {
+        #expect(doc("Intro.\n\n### Third\n\n# First\n").title == "Third")
+    }
+}

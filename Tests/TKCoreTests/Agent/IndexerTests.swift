@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+import Testing
+@testable import TKCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+fileprivate final class TempProject {
+    let url: URL
+    var root: PathBytes { PathBytes(url.path) }
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("tk-index-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func write(_ rel: String, _ text: String) throws {
+        let u = url.appendingPathComponent(rel)
+        try FileManager.default.createDirectory(at: u.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: u)
+    }
+    func remove(_ rel: String) throws { try FileManager.default.removeItem(at: url.appendingPathComponent(rel)) }
+    func mkdir(_ rel: String) throws {
+        try FileManager.default.createDirectory(at: url.appendingPathComponent(rel), withIntermediateDirectories: true)
+    }
+}
+
+@Suite struct IndexerTests {
+    let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    fileprivate func sync(_ indexer: Indexer, _ p: TempProject, _ id: Int64, _ scopes: [Indexer.Scope], maxFileBytes: Int = 1 << 20)
+        throws -> (IndexReport, [DocumentChange])
+    {
+        var changes: [DocumentChange] = []
+        let report = try indexer.sync(root: p.root, projectID: id, scopes: scopes, filter: .standard,
+                                      maxFileBytes: maxFileBytes, progress: nil) { changes.append(contentsOf: $0) }
+        return (report, changes)
+    }
+
+    func paths(_ db: AppDatabase, _ id: Int64) throws -> [String] {
+        try db.fingerprints(projectID: id).keys.map(\.display).sorted()
+    }
+
+    @Test func readNeverBlocksOnAFIFOAndDoesNotFollowLinks() throws {
+        let p = try TempProject()
+        try p.write("real.md", "hello")
+        #expect(mkfifo(p.root.appending("pipe.md").display, 0o644) == 0)
+        #expect(symlink(p.root.appending("real.md").display, p.root.appending("link.md").display) == 0)
+        if case .bytes(let b, let st) = Indexer.readRegularFile(p.root.appending("real.md"), limit: 100) {
+            #expect(b == Array("hello".utf8))
+            #expect(st.size == 5 && st.kind == .regular)
+        } else {
+            Issue.record("regular file not read")
+        }
+        if case .bytes(let b, _) = Indexer.readRegularFile(p.root.appending("real.md"), limit: 3) {
+            #expect(b == Array("hel".utf8))
+        }
+        guard case .vanished = Indexer.readRegularFile(p.root.appending("pipe.md"), limit: 100) else {
+            Issue.record("a FIFO must not be read")
+            return
+        }
+        guard case .vanished = Indexer.readRegularFile(p.root.appending("link.md"), limit: 100) else {
+            Issue.record("a link must not be followed")
+            return
+        }
+        guard case .vanished = Indexer.readRegularFile(p.root.appending("missing.md"), limit: 100) else {
+            Issue.record("a missing file is gone")
+            return
+        }
+    }
+
+    @Test func fileReplacedByFolderAndBack() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        let indexer = Indexer(database: db, logger: logger)
+        try p.write("fd.md", "# F\n\nfile\n")
+        _ = try sync(indexer, p, id, [.folder(PathBytes([]))])
+        #expect(try paths(db, id) == ["fd.md"])
+        // The file becomes a folder: events give a change of the file and a rescan of the folder.
+        try p.remove("fd.md")
+        try p.write("fd.md/in.md", "# I\n\ninner\n")
+        var (_, changes) = try sync(indexer, p, id, [.file(PathBytes("fd.md")), .folder(PathBytes("fd.md"))])
+        #expect(try paths(db, id) == ["fd.md/in.md"])
+        #expect(changes.contains { if case .deleted(let r, _) = $0 { return r == PathBytes("fd.md") } else { return false } })
+        // And back: the folder removed, a file of that name created.
+        try p.remove("fd.md")
+        try p.write("fd.md", "# F\n\nagain\n")
+        (_, changes) = try sync(indexer, p, id, [.folder(PathBytes("fd.md")), .file(PathBytes("fd.md"))])
+        #expect(try paths(db, id) == ["fd.md"])
+        // Even when only the folder's rescan is known.
+        try p.remove("fd.md")
+        try p.write("fd.md/x.md", "# X\n\nx\n")
+        _ = try sync(indexer, p, id, [.folder(PathBytes("fd.md"))])
+        #expect(try paths(db, id) == ["fd.md/x.md"])
+    }
+
+    @Test func tooLargeDropsTheEntryWithoutAChangeAndComesBack() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        let indexer = Indexer(database: db, logger: logger)
+        try p.write("a.md", "# A\n\nsmall\n")
+        _ = try sync(indexer, p, id, [.folder(PathBytes([]))], maxFileBytes: 100)
+        try p.write("a.md", "# A\n\n" + String(repeating: "big ", count: 100))
+        let (report, changes) = try sync(indexer, p, id, [.file(PathBytes("a.md"))], maxFileBytes: 100)
+        #expect(try paths(db, id).isEmpty)
+        #expect(changes.isEmpty)  // the sidecar (journey, decisions) is kept
+        #expect((report.problems[PathBytes("a.md")] ?? nil)?.contains("max_file_bytes") == true)
+        try p.write("a.md", "# A\n\nsmall again\n")
+        let (report2, changes2) = try sync(indexer, p, id, [.file(PathBytes("a.md"))], maxFileBytes: 100)
+        #expect(try paths(db, id) == ["a.md"])
+        #expect(changes2.count == 1)
+        #expect(report2.problems[PathBytes("a.md")] == .some(nil))
+    }
+
+    @Test func brokenFrontMatterIsAProblemButStillIndexed() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        try p.write("b.md", "---\ntitle: [x\n---\nbody\n")
+        let (report, _) = try sync(Indexer(database: db, logger: logger), p, id, [.folder(PathBytes([]))])
+        #expect(try paths(db, id) == ["b.md"])
+        let problem = (report.problems[PathBytes("b.md")] ?? nil) ?? ""
+        #expect(problem.hasPrefix("b.md: front matter"))
+    }
+}

@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import TKCore
+
+@Suite struct SidecarStoreTests {
+    func tempDir() throws -> PathBytes {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tk-sidecar-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return PathBytes(url.path)
+    }
+
+    func fresh(_ rel: PathBytes) -> ReviewSidecar {
+        ReviewSidecar(document: rel.display, sha256: "0", updatedAt: "", words: 0)
+    }
+
+    @Test func lockIsReentrantSoRemoveInsideModifyDoesNotHang() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir.display) }
+        let store = SidecarStore(lockFile: dir.appending("lock"))
+        let project = dir.appending("p")
+        let rel = PathBytes("a/b.md")
+        _ = try store.modify(project: project, document: rel, rebuild: { fresh(rel) }) { _ in }
+        #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: project, document: rel)) != nil)
+        try store.withLock {
+            try store.withLock { store.remove(project: project, document: rel) }
+        }
+        #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: project, document: rel)) == nil)
+        // The emptied .tk/a folder went with it.
+        #expect(FileSystem.lstatIfExists(project.appending(".tk/a")) == nil)
+    }
+
+    @Test func concurrentModifiesLoseNoUpdate() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir.display) }
+        let store = SidecarStore(lockFile: dir.appending("lock"))
+        let project = dir.appending("p")
+        let rel = PathBytes("n.md")
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in
+            for _ in 0..<25 {
+                _ = try? store.modify(project: project, document: rel, rebuild: { fresh(rel) }) { s in
+                    s.journey.revisionCycle += 1
+                }
+            }
+        }
+        guard case .ok(let s, _) = store.read(project: project, document: rel) else {
+            Issue.record("sidecar missing")
+            return
+        }
+        #expect(s.journey.revisionCycle == 100)
+    }
+
+    @Test func moveKeepsContentAndPrunes() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir.display) }
+        let store = SidecarStore(lockFile: dir.appending("lock"))
+        let project = dir.appending("p")
+        let old = PathBytes("x/y/old.md")
+        _ = try store.modify(project: project, document: old, rebuild: { fresh(old) }) { $0.journey.revisionCycle = 3 }
+        try store.move(project: project, from: old, to: PathBytes("new.md"))
+        guard case .ok(let s, _) = store.read(project: project, document: PathBytes("new.md")) else {
+            Issue.record("moved sidecar missing")
+            return
+        }
+        #expect(s.journey.revisionCycle == 3)
+        #expect(FileSystem.lstatIfExists(project.appending(".tk/x")) == nil)
+        #expect(FileSystem.lstatIfExists(project.appending(".tk")) != nil)
+        // Moving a sidecar that does not exist is a no-op.
+        try store.move(project: project, from: PathBytes("none.md"), to: PathBytes("other.md"))
+    }
+}
