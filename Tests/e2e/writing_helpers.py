@@ -5,15 +5,11 @@ Two ways to give the built binary model replies:
 - `HookBackend`: the hidden test hook `TK_FAKE_PROVIDER_REPLIES=<file of JSON replies>` (and
   `TK_FAKE_PROVIDER_LOG=<file>`, one JSON line per request with start/end times), which works
   even before the providers land.
-`TK_E2E_LLM=fake|hook` forces one; by default the fake server is used when it is importable and a
-probe request through the binary succeeds, else the hook.
+The fake server is the default; `TK_E2E_LLM=hook` runs the tests through the hook instead.
 """
 import json
 import os
-import pathlib
-import subprocess
 
-from agent_helpers import BIN
 
 
 class HookBackend:
@@ -111,39 +107,14 @@ def _merge(a, b):
     return out
 
 
-_probe_result = {}
-
-
-def fake_server_works(tmp_root):
-    """Whether the binary can talk to the fake LLM server through its real providers (probed once)."""
-    if "ok" in _probe_result:
-        return _probe_result["ok"]
-    ok = False
-    try:
-        from agent_helpers import TK  # noqa: PLC0415
-        tk = TK(pathlib.Path(tmp_root))
-        b = FakeBackend(tk)
-        try:
-            b.reply("pong")
-            env = dict(tk.env)
-            env.update(b.env())
-            r = subprocess.run([BIN, "ask", "ping", "--text", "x"], capture_output=True, text=True, env=env, timeout=30)
-            ok = r.returncode == 0 and "pong" in r.stdout
-        finally:
-            b.stop()
-    except Exception:  # noqa: BLE001 (no fake server yet, or the providers are still a stub)
-        ok = False
-    _probe_result["ok"] = ok
-    return ok
-
 
 def make_backend(tk, tmp_path_factory):
     mode = os.environ.get("TK_E2E_LLM", "")
     if mode == "hook":
         return HookBackend(tk)
-    if mode == "fake" or fake_server_works(tmp_path_factory.mktemp("probe")):
-        return FakeBackend(tk)
-    return HookBackend(tk)
+    # The fake server through the real providers, always: a broken provider must fail these tests,
+    # not quietly switch them to the hook.
+    return FakeBackend(tk)
 
 
 def suggestions_reply(*items):
