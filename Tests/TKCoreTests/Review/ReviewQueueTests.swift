@@ -358,7 +358,7 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
             _ = try f.queue.executor.submit(project: f.root, document: PathBytes(name), manual: true, skipQuiet: true, advisors: nil)
         }
         await f.queue.tick()
-        for _ in 0..<200 where provider.inFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<2000 where provider.inFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
         await f.queue.tick()
         #expect(await f.queue.runningCount == 1)
         #expect(provider.inFlight == 1)
@@ -392,7 +392,7 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         let claimed = try #require(try store.claim(id: r.id, pid: 4242))
         let executor = f.queue.executor
         let task = Task { await executor.run(claimed) }
-        for _ in 0..<400 where provider.inFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        for _ in 0..<4000 where provider.inFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
         #expect(f.sidecar("a.md")?.rounds.first?.status == .running)
         task.cancel()
         let ended = await task.value

@@ -47,7 +47,7 @@ private final class EventCollector: Sendable {
 
     /// Waits (bounded, real time) until an event satisfies `match`.
     @discardableResult
-    func wait(timeout: Duration = .seconds(5), _ match: (WatchEvent) -> Bool) async -> WatchEvent? {
+    func wait(timeout: Duration = .seconds(20), _ match: (WatchEvent) -> Bool) async -> WatchEvent? {
         let clock = ContinuousClock()
         let end = clock.now + timeout
         while clock.now < end {
