@@ -5,6 +5,7 @@ import json
 import os
 import pathlib
 import shutil
+import signal
 import subprocess
 import time
 
@@ -86,7 +87,7 @@ def notification_server(tmp):
     out = tmp / "notifications.jsonl"
     addr = tmp / "bus-address"
     proc = subprocess.Popen(["dbus-run-session", "--", py, str(HERE / "notify_server.py"), str(out), str(addr)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         deadline = time.time() + 15
         while not addr.exists():
@@ -95,11 +96,15 @@ def notification_server(tmp):
             time.sleep(0.05)
         yield addr.read_text().strip(), out
     finally:
-        proc.terminate()
+        # The whole process group: dbus-run-session does not take its child down with it.
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            proc.kill()
+            os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
 
 
