@@ -30,7 +30,15 @@ public final class AgentLock: Sendable {
         let path = paths.lockFile
         let fd = path.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         if fd < 0 { throw .io(FileSystemError("open", path, errno)) }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        // `status` and the other commands take the lock shared for a moment to ask whether an agent
+        // runs; wait out such a reader (a real agent holds the lock for good) before giving up.
+        var tries = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            tries += 1
+            if tries < 30, readPID(fd).map({ $0 <= 0 || kill($0, 0) != 0 }) ?? true {
+                usleep(100_000)
+                continue
+            }
             let pid = readPID(fd)
             close(fd)
             throw .alreadyRunning(pid: pid, dataDirectory: paths.dataDirectory.display)

@@ -18,7 +18,7 @@ public struct IndexReport: Sendable {
 public struct Indexer: Sendable {
     public let database: AppDatabase
     public let logger: Logger
-    public var batchSize = 256
+    public var batchSize = 1024
 
     public init(database: AppDatabase, logger: Logger) {
         self.database = database

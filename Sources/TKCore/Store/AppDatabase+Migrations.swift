@@ -54,5 +54,20 @@ extension AppDatabase {
             // still shows it after a restart without reading every unchanged document again.
             try db.execute(sql: "ALTER TABLE document ADD COLUMN problem TEXT")
         }
+        m.registerMigration("v3-foundation-fts-without-prefix-indexes") { db in
+            // The 2- and 3-character prefix indexes tripled the work of every insert (SQLite was half
+            // of a first index) and served only one- to three-letter `x*` queries, which FTS5 answers
+            // without them. The index is rebuilt from `document` (external content).
+            try db.execute(sql: """
+                DROP TABLE document_fts;
+                CREATE VIRTUAL TABLE document_fts USING fts5(
+                    title, headings, tags, body,
+                    content='document', content_rowid='id',
+                    tokenize='porter unicode61 remove_diacritics 2'
+                );
+                INSERT INTO document_fts(document_fts, rank) VALUES('rank', 'bm25(10.0, 4.0, 4.0, 1.0)');
+                INSERT INTO document_fts(document_fts) VALUES('rebuild');
+                """)
+        }
     }
 }
