@@ -2,10 +2,12 @@
 notifications and failures, against the fake LLM server."""
 import json
 import signal
+import subprocess
 import time
 
 import pytest
 
+from agent_helpers import BIN
 from fakellm import DUMMY_KEYS, FakeLLM
 from review_helpers import (files_containing, last_round, notification_server, provider_available,
                             read_notifications, sidecar, suggestion, write_config)
@@ -324,3 +326,28 @@ def test_local_servers_are_exempt_from_the_budget(tk, fake, setup, needs_provide
     rnd = json.loads(r.stdout)["round"]
     assert rnd["provider"] == provider and rnd["usage"]["cost_usd"] == 0
     assert tk.json("usage", "--json")["today"]["cost_usd"] == 0
+
+
+def test_document_edited_while_its_round_runs_gets_anchors_in_the_new_text(tk, fake, setup, needs_provider):
+    fake.enqueue("anthropic", good_reply(fake, delay=2.0))
+    agent = tk.start(setup, extra_env=fake.env())
+    doc = setup / "cats.md"
+    waiting = subprocess.Popen([BIN, "review", str(doc), "--now", "--wait"], env={**tk.env, **fake.env()},
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        fake.wait_requests(1, timeout=20, provider="anthropic")
+        # The writer keeps writing while the model thinks: text inserted above both passages.
+        doc.write_text(DOC.replace("# Cats\n", "# Cats\n\nA brand-new opening paragraph, written mid-round — ✓.\n"))
+        out, err = waiting.communicate(timeout=60)
+    finally:
+        if waiting.poll() is None:
+            waiting.kill()
+    assert waiting.returncode == 0, err + tk.logs(agent)
+
+    def anchored():
+        s = sidecar(setup, "cats.md")
+        data = doc.read_bytes()
+        sugs = [x for x in s["suggestions"] if x["status"] == "pending"]
+        return len(sugs) == 2 and all(data[x["start"]:x["end"]].decode() == x["original_text"] for x in sugs) and s
+    s = tk.wait_for(anchored, timeout=10, what="suggestions anchored in the edited text", proc=agent)
+    assert min(x["line"] for x in s["suggestions"]) == 10
