@@ -355,22 +355,8 @@ def test_ask_streams_on_a_terminal(tk, llm, draft):
     llm.reply("Short answer: yes. Longer answer: the opening works because it is concrete.")
     env = dict(tk.env)
     env.update(llm.env())
-    master, slave = pty.openpty()
-    p = subprocess.Popen([BIN, "ask", "Does the opening work?", "--file", str(draft)], stdin=subprocess.DEVNULL,
-                         stdout=slave, stderr=subprocess.PIPE, env=env)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 4096)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    p.wait(timeout=30)
-    os.close(master)
-    assert p.returncode == 0, p.stderr.read()
+    code, out = pty_stdout(["ask", "Does the opening work?", "--file", draft], env)
+    assert code == 0, out
     assert b"the opening works because it is concrete." in out
 
 

@@ -108,7 +108,7 @@ extension TKAgent {
             } catch { throw error.cli }
             var usage = WritingUsage()
             usage.add(response)
-            llm.report(usage)
+            llm.report(usage, configuration: loaded.config)
 
             let conversation = history.last?.conversation ?? UUID().uuidString.lowercased()
             if let database {

@@ -66,7 +66,7 @@ extension TKAgent {
                     model: llm.model, maxOutputTokens: min(2048, loaded.config.review.maxOutputTokens),
                     onPerspective: onPerspective)
             } catch { throw error.cli }
-            llm.report(result.usage)
+            llm.report(result.usage, configuration: loaded.config)
             for p in result.perspectives where p.error != nil { printError("warning: \(p.advisorId): \(p.error ?? "")") }
 
             if output.ndjson {

@@ -69,7 +69,7 @@ extension TKAgent {
                     categories: cats.isEmpty ? nil : cats, minConfidence: minConfidence, model: llm.model,
                     maxOutputTokens: loaded.config.review.maxOutputTokens))
             } catch { throw error.cli }
-            llm.report(result.usage)
+            llm.report(result.usage, configuration: loaded.config)
             if !quiet { for p in result.problems { printError("\(doc.display): \(p)") } }
 
             let outcome = SuggestionApplier.apply(result.suggestions, to: doc.bytes)

@@ -65,7 +65,7 @@ extension TKAgent {
                 case .success(let provider):
                     let (r, usage) = try await Writing.assemble(description: description, catalog: catalog,
                                                                 provider: provider, model: llm.model)
-                    llm.report(usage)
+                    llm.report(usage, configuration: loaded.config)
                     result = r
                 case .failure(.notConfigured(let why)) where llm.provider == nil:
                     // Offline: the built-in keyword matcher still gives a useful team.

@@ -151,7 +151,7 @@ extension TKAgent {
                     break
                 }
             }
-            llm.report(total)
+            llm.report(total, configuration: loaded.config)
 
             if interactive {
                 var quit = false

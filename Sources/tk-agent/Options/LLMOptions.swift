@@ -60,8 +60,8 @@ struct LLMOptions: ParsableArguments {
 
     /// Records the calls in the usage ledger (`tk-agent usage`), then, with `--verbose`, prints one
     /// line of tokens and cost on stderr. A ledger that cannot be written is a warning, never fatal.
-    func report(_ u: WritingUsage) {
-        record(u)
+    func report(_ u: WritingUsage, configuration: Configuration) {
+        record(u, configuration: configuration)
         guard verbose else { return }
         let who = [u.provider, u.model].compactMap { $0 }.joined(separator: "/")
         var line = "tokens: \(u.usage.inputTokens) in, \(u.usage.outputTokens) out"
@@ -74,10 +74,9 @@ struct LLMOptions: ParsableArguments {
 }
 
 extension LLMOptions {
-    func record(_ u: WritingUsage) {
+    func record(_ u: WritingUsage, configuration config: Configuration) {
         guard u.calls > 0, let provider = u.provider, provider != "hook" else { return }
         let paths = Paths.resolve()
-        let config = ConfigurationLoader.load(paths: paths, project: nil, flags: flagLayer).config
         do {
             let db = try AppDatabase.open(paths: paths)
             try UsageLedger(database: db).record(provider: provider, model: u.model ?? "", usage: u.usage,

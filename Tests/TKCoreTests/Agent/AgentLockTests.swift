@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+@Suite(.serialized) struct AgentLockTests {
+    func paths() throws -> Paths {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tklock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let p = PathBytes(dir.path)
+        return Paths(userConfig: p.appending("config.json"), configDirectory: p, dataDirectory: p.appending("data"),
+                     runtimeDirectory: p.appending("run"))
+    }
+
+    /// Holds the lock file shared, as `tk-agent status` does for a moment, with `pid` in it.
+    func holdShared(_ paths: Paths, pid: Int32) throws -> Int32 {
+        try paths.prepare()
+        let fd = paths.lockFile.withCString { open($0, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        #expect(fd >= 0)
+        let text = Array("\(pid)\n".utf8)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        #expect(flock(fd, LOCK_SH | LOCK_NB) == 0)
+        return fd
+    }
+
+    @Test func aCommandsMomentaryReaderIsWaitedOut() throws {
+        let paths = try paths()
+        // The pid of an agent that has exited: no process has it.
+        let fd = try holdShared(paths, pid: Int32.max - 1)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { close(fd) }
+        let lock = try AgentLock.acquire(paths: paths)
+        #expect(AgentLock.runningPID(paths: paths) == getpid())
+        _ = lock
+    }
+
+    @Test func aLiveAgentIsReportedAtOnce() throws {
+        let paths = try paths()
+        let fd = try holdShared(paths, pid: getpid())
+        defer { close(fd) }
+        let start = Date()
+        #expect(throws: AgentLock.Failure.self) { try AgentLock.acquire(paths: paths) }
+        #expect(Date().timeIntervalSince(start) < 1)
+    }
+}
