@@ -5,7 +5,8 @@ let package = Package(
     name: "tk-agent",
     platforms: [.macOS(.v14)],
     products: [
-        .executable(name: "tk-agent", targets: ["tk-agent"])
+        .executable(name: "tk-agent", targets: ["tk-agent"]),
+        .executable(name: "tk-agent-core", targets: ["tk-agent-core"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -17,11 +18,15 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        // Search without Foundation: the quick `tk-agent search` path and TKCore share it.
+        .target(name: "TKSearch", dependencies: ["CSQLite"]),
         .target(
             name: "TKCore",
             dependencies: [
                 "CInotify",
                 "CMark",
+                "TKSearch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -32,8 +37,15 @@ let package = Package(
                 .enableUpcomingFeature("ExistentialAny"),
             ]
         ),
+        // `tk-agent`: answers `search` itself, execs `tk-agent-core` for everything else. The
+        // standard library is linked statically so that nothing but libc, libstdc++ and SQLite load.
         .executableTarget(
             name: "tk-agent",
+            dependencies: ["TKSearch"],
+            linkerSettings: [.unsafeFlags(["-static-stdlib"])]
+        ),
+        .executableTarget(
+            name: "tk-agent-core",
             dependencies: [
                 "TKCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -43,7 +55,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TKCoreTests",
-            dependencies: ["TKCore"],
+            dependencies: ["TKCore", "TKSearch"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -82,6 +82,70 @@ def test_index_and_search(tk):
     assert tk.run("search", check=False).returncode == 64
 
 
+def _search_json(binary, tk, *args):
+    r = subprocess.run([binary, "search", "--json", *map(str, args)], capture_output=True, text=True, env=tk.env, timeout=60)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    out.pop("took_ms")
+    return out
+
+
+def test_search_answers_without_the_full_cli(tk, tmp_path):
+    """`tk-agent search` runs in the small front executable: it works with tk-agent-core absent,
+    while every other command needs the core and says so."""
+    from agent_helpers import BIN
+    p = tk.project()
+    write(p / "a.md", "# Fox notes\n\nThe quick brown fox.\n")
+    tk.run("index", p)
+    alone = tmp_path / "bin" / "tk-agent"
+    alone.parent.mkdir()
+    shutil.copy(BIN, alone)
+    res = _search_json(str(alone), tk, "fox")
+    assert [x["path"] for x in res["results"]] == ["a.md"]
+    r = subprocess.run([str(alone), "status"], capture_output=True, text=True, env=tk.env, timeout=30)
+    assert r.returncode == 1
+    assert "tk-agent-core" in r.stderr and "install" in r.stderr
+    # Help, usage errors and a missing index are the full CLI's to answer.
+    r = subprocess.run([str(alone), "search", "--help"], capture_output=True, text=True, env=tk.env, timeout=30)
+    assert r.returncode == 1 and "tk-agent-core" in r.stderr
+
+
+def test_quick_search_and_full_cli_agree(tk):
+    """The front and tk-agent-core print the same results (ranking, lines, snippets, highlights)."""
+    from agent_helpers import BIN
+    core = str(pathlib.Path(BIN).with_name("tk-agent-core"))
+    p = tk.project()
+    q = tk.project("other")
+    write(p / "a.md", "---\ntitle: Plans\n---\n\n# River\n\nThe river and the stone.\nA river, a river!\n")
+    write(p / "notes/b.md", "# Stones\n\nError handling near the river bank; café stones.\n")
+    write(q / "c.md", "# Other river\n\nconfiguration of the river\n")
+    for d in (p, q):
+        tk.run("index", d)
+    for args in (["river"], ["stone*"], ['"error handling"'], ["cafe"], ["river", "--limit", "1"],
+                 ["river", "--project", p], ["river", "--path", "notes/*"], ["plans"], ["nothingmatches"]):
+        quick = _search_json(BIN, tk, *args)
+        full = _search_json(core, tk, *args)
+        assert quick == full, args
+    hits = _search_json(BIN, tk, "river")["results"]
+    assert len(hits) == 3 and all(h["score"] > 0 for h in hits)
+    b = next(h for h in hits if h["path"] == "notes/b.md")
+    assert b["line"] == 3
+    start, end = b["highlights"][0]
+    assert b["snippet"][start:end].lower() == "river"
+
+
+def test_search_before_any_index_and_usage_errors(tk):
+    r = tk.run("search", "anything", check=False)
+    assert r.returncode == 0 and "no matches" in r.stderr
+    assert (tk.data / "index.sqlite").exists()
+    r = tk.run("search", "--help", check=False)
+    assert r.returncode == 0 and "--limit" in r.stdout
+    for bad in (["x", "--limit", "0"], ["x", "--bogus"], ["x", "--limit"]):
+        r = tk.run("search", *bad, check=False)
+        assert r.returncode == 64, (bad, r.stderr)
+        assert r.stderr.strip()
+
+
 def test_index_is_incremental_and_removes_deleted(tk):
     p = tk.project()
     for i in range(30):

@@ -1,5 +1,6 @@
 import ArgumentParser
 import TKCore
+import TKSearch
 
 @main
 struct TKAgent: AsyncParsableCommand {
@@ -18,4 +19,10 @@ struct TKAgent: AsyncParsableCommand {
             CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self]),
         ]
     )
+
+    static func main() async {
+        // Before the first database opens (SQLite's settings are fixed once it initialises).
+        SQLiteSettings.disableMemoryStatistics()
+        await main(nil)
+    }
 }

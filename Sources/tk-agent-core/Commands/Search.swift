@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TKCore
+import TKSearch
 
 extension TKAgent {
     struct Search: AsyncParsableCommand {
@@ -29,10 +30,10 @@ extension TKAgent {
             let text = terms.joined(separator: " ")
             let query = SearchQuery(text)
             let db = try openDatabase()
-            let options = SearchOptions(project: project.map { FileSystem.absolute($0) }, pathGlob: path, limit: limit)
+            let options = SearchOptions(project: project.map { FileSystem.absolute($0).bytes }, pathGlob: path, limit: limit)
             let results = try db.search(query, options: options, queryText: text)
             if output.json {
-                print(JSON.string(results))
+                print(SearchOutput.json(results))
                 return
             }
             if query.isEmpty {
@@ -43,23 +44,8 @@ extension TKAgent {
                 printError("no matches for \(text)")
                 return
             }
-            let color = stdoutIsColorTerminal
-            for hit in results.results {
-                let loc = "\(hit.project)/\(hit.path):\(hit.line)"
-                print(color ? "\u{1B}[1m\(hit.title)\u{1B}[0m  \u{1B}[2m\(loc)\u{1B}[0m" : "\(hit.title)  \(loc)")
-                print("    " + Self.highlight(hit.snippet, hit.highlights, color: color))
-            }
-            printError(String(format: "%d results in %.1f ms", results.results.count, results.tookMs))
-        }
-
-        static func highlight(_ text: String, _ ranges: [[Int]], color: Bool) -> String {
-            guard color, !ranges.isEmpty else { return text }
-            var scalars = Array(text.unicodeScalars)
-            for r in ranges.reversed() where r.count == 2 && r[0] >= 0 && r[1] <= scalars.count && r[0] < r[1] {
-                scalars.insert(contentsOf: "\u{1B}[0m".unicodeScalars, at: r[1])
-                scalars.insert(contentsOf: "\u{1B}[1;33m".unicodeScalars, at: r[0])
-            }
-            return String(String.UnicodeScalarView(scalars))
+            print(SearchOutput.text(results, color: stdoutIsColorTerminal), terminator: "")
+            printError(SearchOutput.summary(results))
         }
     }
 }

@@ -1,9 +1,10 @@
-import Foundation
-
 /// Turns what a user typed into a safe FTS5 MATCH expression.
 ///
 /// Every piece is quoted, so `C++`, `don't`, `AND`, `title: plan`, `"unbalanced` or `*` can never be
 /// an FTS5 syntax error or a column filter. `"phrases"` stay phrases; a trailing `*` makes a prefix query.
+///
+/// TKSearch uses the standard library only (no Foundation): `tk-agent search` starts in about two
+/// milliseconds because of it.
 public struct SearchQuery: Sendable, Equatable {
     public struct Term: Sendable, Equatable {
         public var text: String
@@ -19,10 +20,9 @@ public struct SearchQuery: Sendable, Equatable {
 
     public init(_ input: String) {
         var terms: [Term] = []
-        var chars = Array(input)
+        // Curly quotes become straight ones so pasted phrases work.
+        let chars = input.map { $0 == "\u{201C}" || $0 == "\u{201D}" ? "\"" : $0 }
         var i = 0
-        // Normalise curly quotes to straight ones so pasted phrases work.
-        chars = chars.map { $0 == "\u{201C}" || $0 == "\u{201D}" ? "\"" : $0 }
         while i < chars.count {
             if chars[i].isWhitespace { i += 1; continue }
             if chars[i] == "\"" {
@@ -32,7 +32,7 @@ public struct SearchQuery: Sendable, Equatable {
                 var prefix = false
                 if j + 1 < chars.count, chars[j + 1] == "*" { prefix = true; j += 1 }
                 i = j + 1
-                let trimmed = text.trimmingCharacters(in: .whitespaces)
+                let trimmed = Self.trimmed(text)
                 if Self.hasWordCharacter(trimmed) {
                     terms.append(Term(text: trimmed, isPhrase: trimmed.contains(" "), isPrefix: prefix))
                 }
@@ -47,8 +47,29 @@ public struct SearchQuery: Sendable, Equatable {
         self.terms = terms
     }
 
+    /// Whether a scalar is part of a word: a letter, a mark or a number (what FTS5's unicode61
+    /// tokenizer keeps, and what Foundation calls alphanumerics).
+    static func isWordScalar(_ s: Unicode.Scalar) -> Bool {
+        switch s.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .nonspacingMark, .spacingMark, .enclosingMark,
+             .decimalNumber, .letterNumber, .otherNumber:
+            return true
+        default:
+            return false
+        }
+    }
+
     static func hasWordCharacter(_ s: String) -> Bool {
-        s.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) }
+        s.unicodeScalars.contains(where: isWordScalar)
+    }
+
+    static func trimmed(_ s: String) -> String {
+        let isBlank = { (c: Character) in c == " " || c == "\t" || (c.isWhitespace && !c.isNewline) }
+        guard let first = s.firstIndex(where: { !isBlank($0) }), let last = s.lastIndex(where: { !isBlank($0) }) else {
+            return ""
+        }
+        return String(s[first...last])
     }
 
     public var isEmpty: Bool { terms.isEmpty }
@@ -57,36 +78,10 @@ public struct SearchQuery: Sendable, Equatable {
     public var matchExpression: String? {
         guard !terms.isEmpty else { return nil }
         return terms.map { t in
-            let quoted = "\"" + t.text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            var quoted = "\""
+            for c in t.text { quoted += c == "\"" ? "\"\"" : String(c) }
+            quoted += "\""
             return t.isPrefix ? quoted + "*" : quoted
         }.joined(separator: " ")
-    }
-
-    /// The lower-cased, diacritic-folded word stems used to find the best line for a snippet.
-    public var highlightStems: [(stem: String, prefix: Bool)] {
-        var out: [(String, Bool)] = []
-        for t in terms {
-            for w in Self.words(t.text) {
-                out.append((Self.stem(w), t.isPrefix))
-            }
-        }
-        return out
-    }
-
-    /// Splits text into folded words (letters and digits).
-    static func words(_ s: String) -> [String] {
-        fold(s).split(whereSeparator: { !($0.isLetter || $0.isNumber) }).map(String.init)
-    }
-
-    /// Lower-cases and removes diacritics (café → cafe), as the index tokenizer does.
-    static func fold(_ s: String) -> String {
-        s.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-    }
-
-    /// A crude stem: enough of the word that its inflections (functions, running) still match.
-    static func stem(_ w: String) -> String {
-        let n = w.count
-        if n <= 4 { return w }
-        return String(w.prefix(max(4, n - 3)))
     }
 }

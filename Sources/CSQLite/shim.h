@@ -1,0 +1,11 @@
+#ifndef TK_CSQLITE_SHIM_H
+#define TK_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a cast macro Swift cannot import.
+static inline sqlite3_destructor_type tk_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+/// Turns off SQLite's memory statistics (sqlite3_config is variadic, which Swift cannot call).
+/// They take one global mutex on every allocation, which serialises two threads searching at once.
+/// Only valid before SQLite is initialised (before the first open); returns SQLITE_MISUSE after.
+static inline int tk_sqlite_disable_memstatus(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
+#endif
