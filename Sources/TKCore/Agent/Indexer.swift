@@ -102,10 +102,16 @@ public struct Indexer: Sendable {
         var done = 0
         var start = 0
         progress?(0, total)
+        // While one batch is written (SQLite: one core), the next is read and parsed on the others.
+        var next = start < total
+            ? Prefetch(root: root, Array(candidates[start..<min(total, start + batchSize)]), maxFileBytes: maxFileBytes)
+            : nil
         while start < total || (start == 0 && !remainingGone.isEmpty) {
             let end = min(total, start + batchSize)
-            let slice = Array(candidates[start..<end])
-            let loaded = Self.load(root: root, slice, maxFileBytes: maxFileBytes)
+            let loaded = next?.wait() ?? []
+            next = end < total
+                ? Prefetch(root: root, Array(candidates[end..<min(total, end + batchSize)]), maxFileBytes: maxFileBytes)
+                : nil
             var upserts: [IndexedDocument] = []
             var statOnly: [(PathBytes, FileStat)] = []
             var changes: [DocumentChange] = []
@@ -183,12 +189,16 @@ public struct Indexer: Sendable {
         case vanished(PathBytes)
     }
 
-    /// Loads a batch on every core: read (bounded), hash, parse.
+    /// Loads a batch on every core but one: read (bounded), hash, parse.
     static func load(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int) -> [Loaded] {
         let results = ResultSlots<Loaded>(count: items.count)
-        DispatchQueue.concurrentPerform(iterations: items.count) { i in
-            let (rel, st) = items[i]
-            results.set(i, loadOne(root: root, rel: rel, stat: st, maxFileBytes: maxFileBytes))
+        // One core is left to the writer, which runs at the same time (see `Prefetch`).
+        let workers = max(1, min(items.count, ProcessInfo.processInfo.activeProcessorCount - 1))
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            for i in stride(from: w, to: items.count, by: workers) {
+                let (rel, st) = items[i]
+                results.set(i, loadOne(root: root, rel: rel, stat: st, maxFileBytes: maxFileBytes))
+            }
         }
         return results.values()
     }
@@ -264,6 +274,30 @@ public struct Indexer: Sendable {
         }
         if out.count > limit { out.removeLast(out.count - limit) }
         return .bytes(out, stat)
+    }
+}
+
+/// One batch read and parsed in the background (on every core) while the caller writes the previous one.
+///
+/// `@unchecked Sendable` is safe because `loaded` is written once, by the background block, before
+/// it signals `done`, and read only by `wait()` after `done` was waited on, which orders the write
+/// before the read; the other properties are immutable.
+final class Prefetch: @unchecked Sendable {
+    private var loaded: [Indexer.Loaded] = []
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+
+    init(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int) {
+        DispatchQueue.global(qos: .utility).async { [self] in
+            loaded = Indexer.load(root: root, items, maxFileBytes: maxFileBytes)
+            done.signal()
+        }
+    }
+
+    /// The batch, once loaded (blocks until then; call once).
+    func wait() -> [Indexer.Loaded] {
+        if !waited { done.wait(); waited = true }
+        return loaded
     }
 }
 

@@ -26,7 +26,14 @@ extension AppDatabase {
     /// Forgets a project and its documents.
     public func removeProject(_ root: PathBytes) throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM project WHERE path = ?", arguments: [Data(root.bytes)])
+            guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM project WHERE path = ?", arguments: [Data(root.bytes)]) else {
+                return
+            }
+            let fts = FullTextIndex(db)
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, title, headings, tags, body FROM document WHERE project_id = ?",
+                                           arguments: [id])
+            while let row = try rows.next() { try fts.remove(row) }
+            try db.execute(sql: "DELETE FROM project WHERE id = ?", arguments: [id])
         }
     }
 
@@ -72,26 +79,46 @@ extension AppDatabase {
     }
 
     /// Writes parsed documents (insert or update) and removes deleted paths, in one transaction.
+    ///
+    /// The full-text index is kept in step here, statement by statement (see migration
+    /// v4-foundation-fts-without-triggers for why not by triggers).
     public func apply(projectID: Int64, upserts: [IndexedDocument], statOnly: [(PathBytes, FileStat)] = [],
                       deletions: [PathBytes] = [], now: Date = Date()) throws {
         if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty { return }
         let stamp = RFC3339.string(now)
         try writer.write { db in
-            let upsert = try db.cachedStatement(sql: """
+            let fts = FullTextIndex(db)
+            let existing = try db.cachedStatement(sql: """
+                SELECT id, title, headings, tags, body FROM document WHERE project_id = ? AND path = ?
+                """)
+            let insert = try db.cachedStatement(sql: """
                 INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(project_id, path) DO UPDATE SET
-                    size = excluded.size, mtime_ns = excluded.mtime_ns, ctime_ns = excluded.ctime_ns,
-                    inode = excluded.inode, sha256 = excluded.sha256, words = excluded.words,
-                    title = excluded.title, headings = excluded.headings, tags = excluded.tags,
-                    body = excluded.body, indexed_at = excluded.indexed_at, problem = excluded.problem
+                """)
+            let update = try db.cachedStatement(sql: """
+                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, sha256 = ?, words = ?,
+                    title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?
+                WHERE id = ?
                 """)
             for d in upserts {
-                try upsert.execute(arguments: [
-                    projectID, Data(d.relativePath.bytes), d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs,
-                    Int64(bitPattern: d.stat.inode), d.sha256, d.words, d.title,
-                    d.headings.joined(separator: "\n"), d.tags.joined(separator: " "), d.body, stamp, d.problem,
-                ])
+                let headings = d.headings.joined(separator: "\n"), tags = d.tags.joined(separator: " ")
+                let path = Data(d.relativePath.bytes)
+                let id: Int64
+                if let old = try Row.fetchOne(existing, arguments: [projectID, path]) {
+                    id = old["id"]
+                    try fts.remove(old)
+                    try update.execute(arguments: [
+                        d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode), d.sha256, d.words,
+                        d.title, headings, tags, d.body, stamp, d.problem, id,
+                    ])
+                } else {
+                    try insert.execute(arguments: [
+                        projectID, path, d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode),
+                        d.sha256, d.words, d.title, headings, tags, d.body, stamp, d.problem,
+                    ])
+                    id = db.lastInsertedRowID
+                }
+                try fts.add(id: id, title: d.title, headings: headings, tags: tags, body: d.body)
             }
             let touch = try db.cachedStatement(sql: """
                 UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ?
@@ -99,8 +126,12 @@ extension AppDatabase {
             for (path, st) in statOnly {
                 try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
             }
-            let del = try db.cachedStatement(sql: "DELETE FROM document WHERE project_id = ? AND path = ?")
-            for path in deletions { try del.execute(arguments: [projectID, Data(path.bytes)]) }
+            let del = try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?")
+            for path in deletions {
+                guard let old = try Row.fetchOne(existing, arguments: [projectID, Data(path.bytes)]) else { continue }
+                try fts.remove(old)
+                try del.execute(arguments: [old["id"] as Int64])
+            }
         }
     }
 
@@ -167,5 +198,26 @@ extension AppDatabase {
     /// Merges FTS5 segments after a bulk load (cheap when there is little to do).
     public func optimizeIndex() throws {
         try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')") }
+    }
+}
+
+/// Writes to the external-content FTS5 table `document_fts`, which must be told of every change to
+/// `document`'s indexed columns: an entry is removed with exactly the values it was added with.
+struct FullTextIndex {
+    let db: Database
+
+    init(_ db: Database) { self.db = db }
+
+    func add(id: Int64, title: String, headings: String, tags: String, body: String) throws {
+        try db.cachedStatement(sql: "INSERT INTO document_fts(rowid, title, headings, tags, body) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [id, title, headings, tags, body])
+    }
+
+    /// Removes a document's entry; `row` holds its `id, title, headings, tags, body` as stored.
+    func remove(_ row: Row) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO document_fts(document_fts, rowid, title, headings, tags, body) VALUES ('delete', ?, ?, ?, ?, ?)
+            """).execute(arguments: [row["id"] as Int64, row["title"] as String, row["headings"] as String,
+                                     row["tags"] as String, row["body"] as String])
     }
 }

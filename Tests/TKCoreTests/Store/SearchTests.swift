@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TKCore
+@testable import TKSearch
 
 @Suite struct SearchQueryTests {
     @Test("user input becomes a safe MATCH expression", arguments: [
@@ -60,6 +61,36 @@ import Testing
         try db.apply(projectID: pid, upserts: [], deletions: [PathBytes("a.md")])
         #expect(try db.search(SearchQuery("banana"), options: SearchOptions(), queryText: "").results.isEmpty)
         try db.writer.write { try $0.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('integrity-check')") }
+    }
+
+    /// The full-text index is maintained by `apply` and `removeProject` (no triggers): after
+    /// inserts, updates, deletions and a removed project it matches `document` exactly.
+    @Test func indexFollowsEveryKindOfChange() throws {
+        let db = try AppDatabase.inMemory()
+        let p = try db.projectID(for: PathBytes("/p"))
+        let q = try db.projectID(for: PathBytes("/q"))
+        try db.apply(projectID: p, upserts: [
+            doc("a.md", title: "Alpha", body: "apple orchard\n"), doc("b.md", title: "Beta", body: "banana split\n"),
+        ])
+        try db.apply(projectID: q, upserts: [doc("c.md", title: "Gamma", body: "cherry apple\n")])
+        // Update one (new words in, old words out), delete another, touch a third: one transaction.
+        try db.apply(projectID: p, upserts: [doc("a.md", title: "Alpha two", body: "apricot\n")],
+                     deletions: [PathBytes("b.md"), PathBytes("missing.md")])
+        func paths(_ w: String) throws -> [String] {
+            try db.search(SearchQuery(w), options: SearchOptions(), queryText: w).results.map(\.path).sorted()
+        }
+        #expect(try paths("apple") == ["c.md"])
+        #expect(try paths("apricot") == ["a.md"])
+        #expect(try paths("two") == ["a.md"])
+        #expect(try paths("banana") == [])
+        try db.removeProject(PathBytes("/q"))
+        #expect(try paths("cherry") == [])
+        try db.writer.write { db in
+            try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('integrity-check', 1)")
+            let indexed = try Int.fetchOne(db, sql: "SELECT count(*) FROM document_fts_docsize")
+            #expect(indexed == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 0)
+        }
     }
 
     @Test func nfcAndNfdPathsAreDistinctRows() throws {
