@@ -83,9 +83,13 @@ public struct Indexer: Sendable {
             if !refresh, let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
         }
         let gone = known.keys.filter { present[$0] == nil }.sorted()
-        try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                    maxFileBytes: maxFileBytes, refresh: refresh, report: &report, progress: progress,
-                    onChanges: onChanges)
+        // A first index or a big checkout: merge the index once at the end (see `bulkLoad`).
+        let bulk = candidates.count > 2 * batchSize && !refresh
+        try database.bulkLoad(if: bulk) {
+            try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
+                        maxFileBytes: maxFileBytes, refresh: refresh, report: &report, progress: progress,
+                        onChanges: onChanges)
+        }
         return report
     }
 

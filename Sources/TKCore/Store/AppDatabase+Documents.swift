@@ -199,6 +199,27 @@ extension AppDatabase {
     public func optimizeIndex() throws {
         try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')") }
     }
+
+    /// Runs a bulk load with FTS5's incremental merging off, then merges every segment once.
+    ///
+    /// Each committed batch leaves a new segment; merging them as they come (`automerge`) rewrites
+    /// the index several times over a first index, one final `optimize` writes it once. Should the
+    /// process die in between, `automerge` stays off until the next bulk load, and FTS5's
+    /// `crisismerge` still bounds the number of segments.
+    public func bulkLoad<T>(if bulk: Bool = true, _ body: () throws -> T) throws -> T {
+        guard bulk else { return try body() }
+        try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('automerge', 0)") }
+        defer {
+            try? writer.write { db in
+                try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('automerge', \(Self.defaultAutomerge))")
+                try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')")
+            }
+        }
+        return try body()
+    }
+
+    /// FTS5's default `automerge`.
+    static let defaultAutomerge = 4
 }
 
 /// Writes to the external-content FTS5 table `document_fts`, which must be told of every change to

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import TKCore
+import TKSearch
 
 #if canImport(Glibc)
 import Glibc
@@ -67,6 +68,32 @@ fileprivate final class TempProject {
         guard case .vanished = Indexer.readRegularFile(p.root.appending("missing.md"), limit: 100) else {
             Issue.record("a missing file is gone")
             return
+        }
+    }
+
+    /// Many small batches: the next batch is parsed while the last is written, FTS5 merging is off
+    /// during the load and on again after it, and the index is one merged segment that matches
+    /// `document` exactly, changes reported batch by batch in order.
+    @Test func bulkLoadInBatches() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 7
+        for i in 0..<100 { try p.write("d\(i / 10)/n\(i).md", "# Note \(i)\n\nword\(i) shared text\n") }
+        let (report, changes) = try sync(indexer, p, id, [.folder(PathBytes([]))])
+        #expect(report.updated == 100 && changes.count == 100)
+        #expect(try paths(db, id).count == 100)
+        try p.write("d3/n30.md", "# Note 30\n\nrewritten\n")
+        try p.remove("d4/n41.md")
+        _ = try sync(indexer, p, id, [.folder(PathBytes([]))])
+        let hits = try db.search(SearchQuery("shared"), options: SearchOptions(limit: 500), queryText: "")
+        #expect(hits.results.count == 98)
+        #expect(try db.search(SearchQuery("word30"), options: SearchOptions(), queryText: "").results.isEmpty)
+        #expect(try db.search(SearchQuery("rewritten"), options: SearchOptions(), queryText: "").results.map(\.path) == ["d3/n30.md"])
+        try db.writer.write { db in
+            try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('integrity-check')")
+            #expect(try String.fetchOne(db, sql: "SELECT v FROM document_fts_config WHERE k = 'automerge'") == "4")
         }
     }
 
