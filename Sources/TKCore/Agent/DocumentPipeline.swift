@@ -86,7 +86,10 @@ public struct DocumentPipeline: Sendable {
                 sidecar.quick = findings
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
-            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: doc.bytes, contentSha256: sha))
+            // The bytes are kept while suggestions are pending, to follow them through the next edit.
+            let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
+            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
+                                                    contentSha256: sha, dropContent: !pending))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",

@@ -41,8 +41,12 @@ public struct DocumentStateStore: Sendable {
         public var content: [UInt8]?
         /// The SHA-256 of `content` when the caller has it already.
         public var contentSha256: String?
-        public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil) {
+        /// Forget the recorded bytes: nothing pending needs following through the next edit.
+        public var dropContent: Bool
+        public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil,
+                    dropContent: Bool = false) {
             self.document = document; self.sidecar = sidecar; self.content = content; self.contentSha256 = contentSha256
+            self.dropContent = dropContent
         }
     }
 
@@ -53,6 +57,10 @@ public struct DocumentStateStore: Sendable {
     }
 
     /// Records several documents of a project in one transaction.
+    ///
+    /// The bytes are kept only while they are needed: a save follows pending suggestions through
+    /// the edit with a diff against them. A document with nothing pending keeps no copy, so a
+    /// first scan does not store every document a second time.
     public func record(project: PathBytes, _ entries: [Entry], now: Date = Date()) throws {
         if entries.isEmpty { return }
         let stamp = RFC3339.string(now)
@@ -80,6 +88,8 @@ public struct DocumentStateStore: Sendable {
                 if let content = e.content {
                     let keep = content.count <= maxContentBytes ? Data(content) : nil
                     try withContent.execute(arguments: StatementArguments(key + [keep, e.contentSha256 ?? SHA256Digest.hex(content), stamp]))
+                } else if e.dropContent {
+                    try withContent.execute(arguments: StatementArguments(key + [nil as Data?, nil as String?, stamp]))
                 } else {
                     try withoutContent.execute(arguments: StatementArguments(key + [stamp]))
                 }

@@ -54,6 +54,8 @@ public struct ReviewRunner: Sendable {
         public var attempts: Int
         /// One line per thing worth logging (dropped entries, the per-advisor fallback).
         public var problems: [String]
+        /// The document's bytes the suggestions were anchored in (their positions describe them).
+        public var anchoredIn: [UInt8] = []
     }
 
     /// Reads the document and builds the exact prompt a round would send.
@@ -162,6 +164,7 @@ public struct ReviewRunner: Sendable {
         }
         return Outcome(suggestions: report.suggestions, unanchored: report.unanchoredCount, truncated: parsed.truncated,
                        usage: usage, costUsd: cost, provider: lastResponse?.provider ?? provider.name,
-                       model: lastResponse?.model ?? provider.model, attempts: attempts, problems: problems)
+                       model: lastResponse?.model ?? provider.model, attempts: attempts, problems: problems,
+                       anchoredIn: current)
     }
 }

@@ -217,7 +217,7 @@ public struct RoundExecutor: Sendable {
             rec.error = nil
             rec.ownerPid = nil
             rec.finishedAt = RFC3339.string(env.now.date())
-            writeSidecar(rec, newSuggestions: outcome.suggestions)
+            writeSidecar(rec, newSuggestions: outcome.suggestions, anchoredIn: outcome.anchoredIn)
             save(rec)
             env.nudge?.nudge()
             log.info("review round done", metadata: ["round": "\(rec.id)", "suggestions": "\(outcome.suggestions.count)",
@@ -263,9 +263,12 @@ public struct RoundExecutor: Sendable {
     // MARK: Sidecar
 
     /// Shows a round in its document's sidecar; with `newSuggestions`, adds them and tells the journey.
+    /// - Parameter anchoredIn: the bytes `newSuggestions` were anchored in, recorded so that the next
+    ///   save can follow them through the edit.
     /// - Returns: the sidecar's suggestions after the change, or nil when nothing was written.
     @discardableResult
-    public func writeSidecar(_ rec: ReviewRoundRecord, newSuggestions: [Suggestion]? = nil, requested: Bool = false) -> [Suggestion]? {
+    public func writeSidecar(_ rec: ReviewRoundRecord, newSuggestions: [Suggestion]? = nil, anchoredIn: [UInt8]? = nil,
+                             requested: Bool = false) -> [Suggestion]? {
         let path = rec.project.appending(rec.document)
         guard FileSystem.lstatIfExists(path)?.kind == .regular else { return nil }
         let config = env.loadConfig(rec.project)
@@ -306,7 +309,8 @@ public struct RoundExecutor: Sendable {
                 }
             }
             // Stage and pending count for `documents` and `status` at once (not only at the next save).
-            try? states.record(project: rec.project, document: rec.document, sidecar: outcome.sidecar)
+            let content = (newSuggestions?.isEmpty ?? true) ? nil : anchoredIn.flatMap { $0.isEmpty ? nil : $0 }
+            try? states.record(project: rec.project, document: rec.document, sidecar: outcome.sidecar, content: content)
             return outcome.sidecar.suggestions
         } catch {
             env.logger.error("cannot write the review round to the sidecar",

@@ -28,6 +28,8 @@ import Testing
         }
         let v1 = "The cat sat on the mat.\n\nIt was a dark and stormy night.\n"
         save(v1)
+        // Nothing pending: the database keeps no copy of the bytes.
+        #expect(pipeline.states.previousContent(project: root, document: rel) == nil)
         let actions = JourneyActions(paths: Paths.resolve(environment: ["TK_DATA_DIR": dir.path + "/data"]), database: db,
                                      sidecars: SidecarStore(), catalog: .builtIn, environment: [:])
         let loc = DocumentLocation(project: root, relative: rel)
@@ -38,6 +40,8 @@ import Testing
                           suggestedText: "storm", reasoning: "", priority: 1, confidence: 1),
         ])
         #expect(added.count == 2)
+        // Suggestions anchored: the bytes they describe are kept for the next save's diff.
+        #expect(pipeline.states.previousContent(project: root, document: rel)?.content == Array(v1.utf8))
         // The same phrase twice: only the diff tells which one moved.
         let v2 = "It was a dark and stormy night.\n\n" + v1.replacingOccurrences(of: "The cat sat", with: "A cat sat")
         save(v2)
@@ -53,5 +57,6 @@ import Testing
         save(v2 + "More.\n")
         #expect(sent.withLock { $0.count } == 1)
         #expect(try db.journeyFacts(project: root)[rel] == JourneyFact(stage: .revise, pendingSuggestions: 0))
+        #expect(pipeline.states.previousContent(project: root, document: rel) == nil)
     }
 }
