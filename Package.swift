@@ -19,6 +19,7 @@ let package = Package(
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
+        .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
         // Search without Foundation: the quick `tk-agent search` path and TKCore share it.
         .target(name: "TKSearch", dependencies: ["CSQLite"]),
         .target(
@@ -26,6 +27,7 @@ let package = Package(
             dependencies: [
                 "CInotify",
                 "CMark",
+                "CSystem",
                 "TKSearch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -325,11 +325,12 @@ public actor Agent {
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh, progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
-                    // A refresh of unchanged content is not news to the extensions (review queue).
-                    all.append(contentsOf: changes.filter { change in
+                    // A refresh of unchanged content is not news to the extensions (review queue). The
+                    // parsed documents are not kept: a first scan would hold every one at once.
+                    all.append(contentsOf: changes.lazy.filter { change in
                         if case .updated(_, _, let sha, let previous) = change { return sha != previous }
                         return true
-                    })
+                    }.map(\.withoutContent))
                 }
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
@@ -345,6 +346,12 @@ public actor Agent {
                 clearVanishedProblems(root: root, scopes: scopes)
                 for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
+                // A big scan freed a lot of memory in small pieces; give it back to the system
+                // rather than keep the peak as the idle size for months.
+                if report.updated > 256 {
+                    database.releaseMemory()
+                    releaseFreedMemory()
+                }
                 if report.updated + report.deleted > 0 {
                     logger.info("indexed", metadata: [
                         "project.path": "\(root.display)", "updated": "\(report.updated)", "deleted": "\(report.deleted)",
@@ -450,3 +457,12 @@ extension Task where Success == Never, Failure == Never {
         for await _ in stream {}
     }
 }
+
+#if canImport(Glibc)
+import CSystem
+
+/// Returns the heap's free pages to the system (glibc keeps them otherwise).
+func releaseFreedMemory() { _ = malloc_trim(0) }
+#else
+func releaseFreedMemory() {}
+#endif

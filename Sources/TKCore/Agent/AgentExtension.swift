@@ -4,7 +4,8 @@ import Logging
 /// A part of the agent that reacts to indexed changes and may run work of its own (the review
 /// queue). The agent calls these from its actor; implementations do their own synchronisation.
 public protocol AgentExtension: Sendable {
-    /// Documents of a project changed (after the index and the sidecars were updated).
+    /// Documents of a project changed (after the index and the sidecars were updated). The changes
+    /// carry no parsed documents (`DocumentChange.withoutContent`): read the file when needed.
     func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async
     /// Long-running work; returns when the task is cancelled (graceful shutdown).
     func run() async

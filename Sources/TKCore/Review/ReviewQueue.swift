@@ -38,11 +38,14 @@ public actor ReviewQueue: AgentExtension {
         for change in changes {
             switch change {
             case .updated(let rel, _, _, let previous):
+                // Only edits start automatic rounds: a document seen for the first time (a new data folder,
+                // a new project's first scan) is not sent until the writer changes it, and its file's
+                // modification time says when it last changed (`quietReference`), so a first scan of
+                // thousands of documents leaves nothing behind here.
+                guard previous != nil else { continue }
                 let key = DocKey(project: root, document: rel)
                 lastChange[key] = now
-                // Only edits start automatic rounds: a document seen for the first time (a new data folder,
-                // a new project's first scan) is not sent until the writer changes it.
-                if config.review.auto, previous != nil { autoPending[key] = config }
+                if config.review.auto { autoPending[key] = config }
             case .deleted(let rel, _):
                 let key = DocKey(project: root, document: rel)
                 lastChange[key] = nil

@@ -54,6 +54,12 @@ public struct AppDatabase: Sendable {
         }
     }
 
+    /// Frees SQLite's caches (page caches of every connection; idle readers are closed and reopened
+    /// when needed), after a bulk load filled them.
+    public func releaseMemory() {
+        if let pool = writer as? DatabasePool { pool.releaseMemory() } else if let queue = writer as? DatabaseQueue { queue.releaseMemory() }
+    }
+
     /// An in-memory database for tests.
     public static func inMemory() throws -> AppDatabase {
         var config = Configuration()

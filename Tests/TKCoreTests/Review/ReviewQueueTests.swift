@@ -237,6 +237,9 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         f.clock.advance(120)
         await f.tickAndDrain()
         #expect(try f.rounds("a.md").isEmpty)
+        // Nothing is kept of a first sighting (a first scan of thousands of documents): the file's
+        // modification time stands for its last change.
+        #expect(await f.queue.lastChange.isEmpty)
     }
 
     @Test func finalDocumentsGetNoAutomaticRound() async throws {
