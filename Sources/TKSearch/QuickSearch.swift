@@ -139,7 +139,8 @@ public enum QuickSearch {
         return data == "/" ? "/index.sqlite" : data + "/index.sqlite"
     }
 
-    /// An absolute, normalised path (`~/`, `.` and `..` resolved textually), as `FileSystem.absolute`.
+    /// An absolute, normalised path (`~/`, `.` and `..` resolved textually, no links followed): the
+    /// rule of every path a user gives (`FileSystem.absolute` in TKCore calls this).
     public static func absolute(_ path: String, cwd: String, home: String?) -> String {
         var p = path
         if p.hasPrefix("~/"), let home { p = home + p.dropFirst(1) }

@@ -1,4 +1,5 @@
 import Foundation
+import TKSearch
 
 #if canImport(Glibc)
 import Glibc
@@ -167,16 +168,8 @@ public enum FileSystem {
     }
 
     /// The absolute, lexically normalised form of a user-given path (no symlinks resolved).
+    /// One rule with the quick search path (`QuickSearch.absolute`), which has no Foundation.
     public static func absolute(_ path: String, cwd: String = FileManager.default.currentDirectoryPath) -> PathBytes {
-        var p = path
-        if p.hasPrefix("~/"), let home = ProcessInfo.processInfo.environment["HOME"] { p = home + p.dropFirst(1) }
-        let full = p.hasPrefix("/") ? p : cwd + "/" + p
-        var parts: [Substring] = []
-        for comp in full.split(separator: "/", omittingEmptySubsequences: true) {
-            if comp == "." { continue }
-            if comp == ".." { if !parts.isEmpty { parts.removeLast() }; continue }
-            parts.append(comp)
-        }
-        return PathBytes("/" + parts.joined(separator: "/"))
+        PathBytes(QuickSearch.absolute(path, cwd: cwd, home: ProcessInfo.processInfo.environment["HOME"]))
     }
 }

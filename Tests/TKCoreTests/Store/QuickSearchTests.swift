@@ -137,7 +137,10 @@ private func marked(_ s: String) -> [UInt8] {
             let paths = Paths.resolve(environment: e)
             #expect(QuickSearch.databasePath(environment: env(e)) == paths.database.display)
         }
-        #expect(QuickSearch.absolute("a/./b/../c", cwd: "/w", home: nil) == FileSystem.absolute("a/./b/../c", cwd: "/w").display)
+        #expect(QuickSearch.absolute("a/./b/../c", cwd: "/w", home: nil) == "/w/a/c")
+        #expect(QuickSearch.absolute("/../x//y/", cwd: "/w", home: nil) == "/x/y")
+        #expect(QuickSearch.absolute("~/n", cwd: "/w", home: "/h") == "/h/n")
+        #expect(QuickSearch.absolute("~/n", cwd: "/w", home: nil) == "/w/~/n")
     }
 }
 
