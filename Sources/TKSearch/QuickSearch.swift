@@ -168,9 +168,10 @@ public enum QuickSearch {
     public static func write(_ s: String, to fd: Int32) {
         var s = s
         s.withUTF8 { buf in
+            guard let base = buf.baseAddress else { return }
             var offset = 0
             while offset < buf.count {
-                let n = Glibc.write(fd, buf.baseAddress! + offset, buf.count - offset)
+                let n = Glibc.write(fd, base + offset, buf.count - offset)
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { return }
                 offset += n

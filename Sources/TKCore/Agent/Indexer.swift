@@ -285,7 +285,8 @@ public struct Indexer: Sendable {
 ///
 /// `@unchecked Sendable` is safe because `loaded` is written once, by the background block, before
 /// it signals `done`, and read only by `wait()` after `done` was waited on, which orders the write
-/// before the read; the other properties are immutable.
+/// before the read; `waited` is touched only by `wait()`, on the one thread that owns the batch
+/// (the indexer's); `done` is itself thread-safe.
 final class Prefetch: @unchecked Sendable {
     private var loaded: [Indexer.Loaded] = []
     private let done = DispatchSemaphore(value: 0)
