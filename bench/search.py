@@ -33,6 +33,16 @@ def run_measured(cmd, env):
     return time.perf_counter() - t, ru.ru_maxrss / 1024, out
 
 
+def wait_until_indexed(env, files, timeout):
+    """Waits for the running agent to report every document indexed and nothing pending."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        s = json.loads(subprocess.run([BIN, "status", "--json"], env=env, capture_output=True, text=True).stdout or "{}")
+        if s.get("running") and s.get("index", {}).get("pending") == 0 and s.get("projects", [{}])[0].get("documents") == files:
+            return
+        time.sleep(0.2)
+
+
 def median_time(cmd, env, n=15):
     ts = []
     for _ in range(n):
@@ -76,12 +86,7 @@ def main():
     (cfgdir / "config.json").write_text(json.dumps({"review": {"auto": False}, "notifications": {"enabled": False}}))
     agent = subprocess.Popen([BIN, "run", "--log-level", "error", str(corp)], env=env, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            s = json.loads(subprocess.run([BIN, "status", "--json"], env=env, capture_output=True, text=True).stdout or "{}")
-            if s.get("running") and s.get("index", {}).get("pending") == 0 and s.get("projects", [{}])[0].get("documents") == files:
-                break
-            time.sleep(0.2)
+        wait_until_indexed(env, files, 120)
         lat = []
         for i in range(5):
             word = f"benchfresh{i}x{int(time.time())}"
@@ -129,12 +134,7 @@ def first_scan(corp, files, tmp, env):
     agent = subprocess.Popen([BIN, "run", "--log-level", "error", str(corp)], env=env, stderr=subprocess.DEVNULL)
     rows = []
     try:
-        deadline = time.time() + 600
-        while time.time() < deadline:
-            s = json.loads(subprocess.run([BIN, "status", "--json"], env=env, capture_output=True, text=True).stdout or "{}")
-            if s.get("running") and s.get("index", {}).get("pending") == 0 and s.get("projects", [{}])[0].get("documents") == files:
-                break
-            time.sleep(0.5)
+        wait_until_indexed(env, files, 600)
         secs = time.perf_counter() - t
         time.sleep(5)
         status = {l.split(":")[0]: int(l.split()[1]) / 1024 for l in open(f"/proc/{agent.pid}/status")

@@ -34,38 +34,36 @@ public enum QuickSearch {
         var a = Arguments()
         var i = 0
         var onlyTerms = false
+        /// The value of `--name=value` or `--name value` (not one that looks like an option).
         func value(_ name: String, _ arg: String) -> String? {
             if arg.hasPrefix(name + "=") { return String(arg.dropFirst(name.count + 1)) }
-            guard arg == name, i + 1 < args.count else { return nil }
+            guard arg == name, i + 1 < args.count, !args[i + 1].hasPrefix("-") else { return nil }
             i += 1
             return args[i]
         }
+        func names(_ arg: String, _ name: String) -> Bool { arg == name || arg.hasPrefix(name + "=") }
         while i < args.count {
             let arg = args[i]
             defer { i += 1 }
-            if onlyTerms || !arg.hasPrefix("-") || arg == "-" {
-                if !onlyTerms, arg == "-" { return nil }
+            if onlyTerms || !arg.hasPrefix("-") {
                 a.terms.append(arg)
-                continue
-            }
-            if arg == "--" { onlyTerms = true; continue }
-            if arg == "--json" { a.json = true; continue }
-            if arg == "--project" || arg.hasPrefix("--project=") {
-                guard let v = value("--project", arg), !v.hasPrefix("-") || arg.contains("=") else { return nil }
+            } else if arg == "--" {
+                onlyTerms = true
+            } else if arg == "--json" {
+                a.json = true
+            } else if names(arg, "--project") {
+                guard let v = value("--project", arg) else { return nil }
                 a.project = v
-                continue
-            }
-            if arg == "--path" || arg.hasPrefix("--path=") {
-                guard let v = value("--path", arg), !v.hasPrefix("-") || arg.contains("=") else { return nil }
+            } else if names(arg, "--path") {
+                guard let v = value("--path", arg) else { return nil }
                 a.path = v
-                continue
-            }
-            if arg == "--limit" || arg.hasPrefix("--limit=") {
+            } else if names(arg, "--limit") {
                 guard let v = value("--limit", arg), let n = Int(v), n >= 1 else { return nil }
                 a.limit = n
-                continue
+            } else {
+                // Help, `-`, an unknown option: the full parser answers.
+                return nil
             }
-            return nil
         }
         if a.terms.allSatisfy({ SearchQuery.trimmed($0).isEmpty }) { return nil }
         return a
@@ -85,10 +83,9 @@ public enum QuickSearch {
         // A second connection ranks half the documents on another core.
         let helper = open(database)
         defer { if let helper { sqlite3_close(helper) } }
-        let cwd = currentDirectory()
         var options = SearchOptions(pathGlob: parsed.path, limit: parsed.limit)
         if let p = parsed.project {
-            guard let cwd else { return .fallback }
+            guard let cwd = currentDirectory() else { return .fallback }
             options.project = Array(absolute(p, cwd: cwd, home: environment("HOME")).utf8)
         }
         guard let results = try? SearchEngine.search(connection: db, helper: helper, query: query, options: options, queryText: text) else {

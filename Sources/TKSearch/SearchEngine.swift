@@ -278,7 +278,8 @@ final class RankJob: @unchecked Sendable {
         var thread = pthread_t()
         let context = Unmanaged.passRetained(self).toOpaque()
         let rc = pthread_create(&thread, nil, { context in
-            let job = Unmanaged<RankJob>.fromOpaque(context!).takeRetainedValue()
+            guard let context else { return nil }
+            let job = Unmanaged<RankJob>.fromOpaque(context).takeRetainedValue()
             job.run()
             return nil
         }, context)

@@ -17,6 +17,7 @@ public enum Snippet {
         var bestLine = 0
         var bestScore = 0
         var bestRange = 0..<0
+        var bestStartsInMatch = false
         var firstText: (line: Int, range: Range<Int>)?
         var lineNo = 0
         var start = 0
@@ -34,7 +35,9 @@ public enum Snippet {
             }
             if hasMarker || lineStartsInMatch {
                 let score = distinctMatches(body[start..<end], startsInMatch: lineStartsInMatch)
-                if score > bestScore { bestScore = score; bestLine = lineNo; bestRange = start..<end }
+                if score > bestScore {
+                    (bestScore, bestLine, bestRange, bestStartsInMatch) = (score, lineNo, start..<end, lineStartsInMatch)
+                }
             }
             if firstText == nil, !isBlank(body[start..<end]), !body[start..<end].starts(with: Array("---".utf8)) {
                 firstText = (lineNo, start..<end)
@@ -46,8 +49,7 @@ public enum Snippet {
             let (plain, _) = strip(body[firstText.range], startsInMatch: false)
             return (firstText.line, clip(plain, around: nil).text, [])
         }
-        let startsInMatch = startsInsideMatch(body, before: bestRange.lowerBound)
-        let (plain, ranges) = strip(body[bestRange], startsInMatch: startsInMatch)
+        let (plain, ranges) = strip(body[bestRange], startsInMatch: bestStartsInMatch)
         let clipped = clip(plain, around: ranges.first?[0])
         let shifted = ranges.compactMap { r -> [Int]? in
             let s = r[0] - clipped.offset, e = min(r[1], clipped.offset + clipped.length) - clipped.offset
@@ -73,17 +75,6 @@ public enum Snippet {
         }
         if inMatch, !current.isEmpty { seen.insert(String(decoding: current, as: UTF8.self).lowercased()) }
         return seen.count
-    }
-
-    /// Whether the match state is open at `offset` (a phrase match that runs over a line break).
-    static func startsInsideMatch(_ body: [UInt8], before offset: Int) -> Bool {
-        var i = offset - 1
-        while i >= 0 {
-            if body[i] == open { return true }
-            if body[i] == close { return false }
-            i -= 1
-        }
-        return false
     }
 
     /// The line's scalars without markers, and the marked ranges in scalar offsets.

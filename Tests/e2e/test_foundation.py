@@ -146,6 +146,47 @@ def test_search_before_any_index_and_usage_errors(tk):
         assert r.stderr.strip()
 
 
+def _on_a_terminal(args, env, stream):
+    """Runs tk-agent with `stream` ("stdout" or "stderr") on a pseudo-terminal; returns (rc, what it got)."""
+    import pty
+    from agent_helpers import BIN
+    master, slave = pty.openpty()
+    kw = {"stdout": slave, "stderr": subprocess.DEVNULL} if stream == "stdout" else {"stdout": subprocess.DEVNULL, "stderr": slave}
+    p = subprocess.Popen([BIN, *map(str, args)], stdin=subprocess.DEVNULL, env=env, **kw)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    p.wait(timeout=60)
+    os.close(master)
+    return p.returncode, out
+
+
+def test_terminal_output_progress_and_colour(tk):
+    """`index` draws a progress bar on a terminal; `search` colours titles and matches there
+    (unless NO_COLOR), and prints neither to a pipe."""
+    p = tk.project()
+    for i in range(30):
+        write(p / f"d{i}.md", f"# Doc {i}\n\nthe fox number {i}\n")
+    env = {k: v for k, v in tk.env.items() if k != "NO_COLOR"}
+    rc, err = _on_a_terminal(["index", p], env, "stderr")
+    assert rc == 0
+    assert "█".encode() in err and b"30/30" in err
+    rc, out = _on_a_terminal(["search", "fox", "--limit", "3"], env, "stdout")
+    assert rc == 0
+    assert b"\x1b[1;33mfox\x1b[0m" in out
+    rc, out = _on_a_terminal(["search", "fox", "--limit", "3"], dict(env, NO_COLOR="1"), "stdout")
+    assert rc == 0 and b"\x1b[" not in out and b"fox" in out
+    piped = tk.run("search", "fox", env={k: "" for k in ["NO_COLOR"]})
+    assert "\x1b[" not in piped.stdout and "\x1b[" not in tk.run("index", p).stderr
+
+
 def test_index_is_incremental_and_removes_deleted(tk):
     p = tk.project()
     for i in range(30):

@@ -195,11 +195,6 @@ extension AppDatabase {
         }
     }
 
-    /// Merges FTS5 segments after a bulk load (cheap when there is little to do).
-    public func optimizeIndex() throws {
-        try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')") }
-    }
-
     /// Runs a bulk load with FTS5's incremental merging off, then merges every segment once.
     ///
     /// Each committed batch leaves a new segment; merging them as they come (`automerge`) rewrites

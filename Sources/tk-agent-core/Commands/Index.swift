@@ -40,7 +40,6 @@ extension TKAgent {
                     filter: PathFilter(ignore: project.config.watch.ignore),
                     maxFileBytes: project.config.watch.maxFileBytes, progress: draw)
                 if showProgress { ProgressBar.finish() }
-                try? db.optimizeIndex()
                 var problems: [String] = []
                 for key in report.problems.keys.sorted() {
                     if let message = report.problems[key], let message { problems.append(message) }

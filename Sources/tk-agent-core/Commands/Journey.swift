@@ -22,12 +22,7 @@ extension TKAgent.Journey {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let actions = SuggestionLookup.actions()
-            let loc: DocumentLocation
-            do { loc = try actions.locate(file: file) } catch { throw CLIError(error.description) }
-            let (sidecar, problem): (ReviewSidecar, String?)
-            do { (sidecar, problem) = try actions.current(loc) } catch { throw CLIError("\(file): \(error)") }
-            if let problem { printError("warning: \(problem)") }
+            let (loc, sidecar) = try SuggestionLookup.current(file: file, actions: SuggestionLookup.actions())
             let out = JourneyOutput(project: loc.project.display, document: loc.relative.display, sidecar: sidecar)
             if output.json {
                 print(JSON.string(out))
@@ -61,8 +56,7 @@ extension TKAgent.Journey {
 
         func run() async throws {
             let actions = SuggestionLookup.actions()
-            let loc: DocumentLocation
-            do { loc = try actions.locate(file: file) } catch { throw CLIError(error.description) }
+            let loc = try SuggestionLookup.locate(file: file, actions: actions)
             let list = advisors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
             let bytes = (try? FileSystem.read(loc.absolute, limit: 64 << 20)) ?? []
             let tk = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display).frontMatter.tk
@@ -104,8 +98,7 @@ extension TKAgent.Journey {
 
         func run() async throws {
             let actions = SuggestionLookup.actions()
-            let loc: DocumentLocation
-            do { loc = try actions.locate(file: file) } catch { throw CLIError(error.description) }
+            let loc = try SuggestionLookup.locate(file: file, actions: actions)
             let parsed = ReplyParser.parseSuggestions(text: suggestions, truncated: false)
             guard parsed.found else { throw CLIError("--suggestions: not a tk.suggestions/1 reply") }
             let added: [Suggestion]

@@ -10,11 +10,23 @@ enum SuggestionLookup {
         return JourneyActions(paths: paths, database: try? AppDatabase.open(paths: paths))
     }
 
+    /// The project and relative path of a document the user named.
+    static func locate(file: String, actions: JourneyActions) throws -> DocumentLocation {
+        do { return try actions.locate(file: file) } catch { throw CLIError(error.description) }
+    }
+
+    /// A named document and its sidecar as it stands (rebuilt when broken; the reason is printed).
+    static func current(file: String, actions: JourneyActions) throws -> (DocumentLocation, ReviewSidecar) {
+        let loc = try locate(file: file, actions: actions)
+        let (sidecar, problem): (ReviewSidecar, String?)
+        do { (sidecar, problem) = try actions.current(loc) } catch { throw CLIError("\(file): \(error)") }
+        if let problem { printError("warning: \(problem)") }
+        return (loc, sidecar)
+    }
+
     /// The document that holds suggestion `id`.
     static func locate(id: String, file: String?, actions: JourneyActions) throws -> DocumentLocation {
-        if let file {
-            do { return try actions.locate(file: file) } catch { throw CLIError(error.description) }
-        }
+        if let file { return try locate(file: file, actions: actions) }
         let cwdRoot = CheckSession.projectRoot(startingAt: FileSystem.absolute("."))
         guard let loc = actions.find(suggestion: id, extraRoots: [cwdRoot]) else {
             throw CLIError("no suggestion \(id) in the watched projects; list a document's with `tk-agent suggestions FILE`")

@@ -14,12 +14,7 @@ extension TKAgent {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let actions = SuggestionLookup.actions()
-            let loc: DocumentLocation
-            do { loc = try actions.locate(file: file) } catch { throw CLIError(error.description) }
-            let (sidecar, problem): (ReviewSidecar, String?)
-            do { (sidecar, problem) = try actions.current(loc) } catch { throw CLIError("\(file): \(error)") }
-            if let problem { printError("warning: \(problem)") }
+            let (loc, sidecar) = try SuggestionLookup.current(file: file, actions: SuggestionLookup.actions())
             let list = sidecar.suggestions.filter { status == nil || $0.status == status }
             if output.json {
                 print(JSON.string(SuggestionsOutput(project: loc.project.display, document: loc.relative.display,
