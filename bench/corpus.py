@@ -8,6 +8,8 @@ between runs (but not with the real corpora: say which was used).
 import os
 import pathlib
 import random
+import shutil
+import subprocess
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpora"
@@ -80,9 +82,33 @@ def generate(name, files, target_bytes, seed=7):
     return root
 
 
+def unpacked(name):
+    """A shared corpus as a folder: `../shared/corpora/<name>/`, else its archive
+    `../shared/corpora/<name>.tar.zst` unpacked once under bench/out/corpora/ (needs zstd and tar)."""
+    folder = SHARED / name
+    if folder.is_dir():
+        return folder
+    archive = SHARED / f"{name}.tar.zst"
+    dest = OUT / "corpora"
+    marker = dest / f".{name}.complete"
+    if marker.exists() and (dest / name).is_dir():
+        return dest / name
+    if not archive.is_file() or not shutil.which("zstd"):
+        return None
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(dest / name, ignore_errors=True)
+    zstd = subprocess.Popen(["zstd", "-dc", str(archive)], stdout=subprocess.PIPE)
+    tar = subprocess.run(["tar", "-x", "-C", str(dest)], stdin=zstd.stdout)
+    zstd.stdout.close()
+    if zstd.wait() != 0 or tar.returncode != 0 or not (dest / name).is_dir():
+        return None
+    marker.write_text("ok")
+    return dest / name
+
+
 def large():
-    real = SHARED / "large"
-    if real.is_dir():
+    real = unpacked("large")
+    if real is not None:
         return real, "shared/corpora/large (real)"
     for cand in sorted(SHARED.glob("*")) if SHARED.is_dir() else []:
         if cand.is_dir() and sum(1 for _ in cand.rglob("*.md")) > 10000:
@@ -91,6 +117,9 @@ def large():
 
 
 def medium():
+    real = unpacked("medium")
+    if real is not None:
+        return real, "shared/corpora/medium (real)"
     if SHARED.is_dir():
         for cand in sorted(SHARED.glob("*")):
             n = sum(1 for _ in cand.rglob("*.md")) if cand.is_dir() else 0
@@ -103,6 +132,9 @@ def prose_10k():
     real = SHARED / "prose-10k-words.md"
     if real.is_file():
         return real, "shared/corpora/prose-10k-words.md (real)"
+    prose = unpacked("prose")
+    if prose is not None and (prose / "sample10k.md").is_file():
+        return prose / "sample10k.md", "shared/corpora/prose sample10k.md (real)"
     OUT.mkdir(parents=True, exist_ok=True)
     path = OUT / "prose-10k-words.md"
     if not path.exists():

@@ -1,8 +1,6 @@
 #ifndef TK_CINOTIFY_SHIM_H
 #define TK_CINOTIFY_SHIM_H
 #include <sys/inotify.h>
-#include <inotifytools/inotify.h>
-#include <inotifytools/inotifytools.h>
 #include <errno.h>
 #include <unistd.h>
 #include <fcntl.h>

@@ -6,7 +6,8 @@ import signal
 import subprocess
 import time
 
-BIN = os.environ.get("TK_AGENT_BIN") or str(pathlib.Path(__file__).resolve().parents[2] / ".build/debug/tk-agent")
+# The binary under test: TK_AGENT_BIN, else the release build users run (./scripts/test builds it).
+BIN = os.environ.get("TK_AGENT_BIN") or str(pathlib.Path(__file__).resolve().parents[2] / ".build/release/tk-agent")
 
 
 class TK:

@@ -280,6 +280,8 @@ def council_reply(perspective, points, sentiment):
 
 
 def test_council_runs_advisors_in_parallel_and_synthesises(tk, llm, draft):
+    """Three advisors in parallel. On the release binary (./scripts/test) this caught a crash
+    ("Illegal instruction" in CouncilEngine.run) that the debug build never showed."""
     llm.reply(council_reply("Clear opening.", ["The opening sentence is clear and strong", "The ending feels weak"],
                             "neutral"), delay_ms=400)
     llm.reply(council_reply("Good.", ["The opening sentence is clear and engaging", "The ending is strong"],

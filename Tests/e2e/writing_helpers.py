@@ -1,50 +1,8 @@
-"""LLM back ends for the writing commands' end-to-end tests.
-
-Two ways to give the built binary model replies:
-- `FakeBackend`: the lead's fake LLM server (`fakellm.FakeLLM`), through the real providers.
-- `HookBackend`: the hidden test hook `TK_FAKE_PROVIDER_REPLIES=<file of JSON replies>` (and
-  `TK_FAKE_PROVIDER_LOG=<file>`, one JSON line per request with start/end times), which works
-  even before the providers land.
-The fake server is the default; `TK_E2E_LLM=hook` runs the tests through the hook instead.
+"""LLM back end for the writing commands' end-to-end tests: the fake LLM server
+(`fakellm.FakeLLM`), reached through the real providers. (The binaries carry no test hook.)
 """
 import json
-import os
 
-
-
-class HookBackend:
-    name = "hook"
-
-    def __init__(self, tk):
-        self.tk = tk
-        self.replies = []
-        self.file = tk.root / "hook-replies.json"
-        self.log = tk.root / "hook-log.jsonl"
-
-    def reply(self, text, delay_ms=0):
-        self.replies.append({"text": text, "delay_ms": delay_ms} if delay_ms else text)
-
-    def env(self):
-        # Each run of the binary gets the replies queued since the previous run.
-        self.file.write_text(json.dumps(self.replies))
-        self.replies = []
-        return {"TK_FAKE_PROVIDER_REPLIES": str(self.file), "TK_FAKE_PROVIDER_LOG": str(self.log)}
-
-    def requests(self):
-        if not self.log.exists():
-            return []
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
-
-    def user_messages(self):
-        return [[m["content"] for m in r["messages"]] for r in self.requests()]
-
-    def overlapped(self):
-        reqs = self.requests()
-        return any(a["start"] < b["end"] and b["start"] < a["end"]
-                   for i, a in enumerate(reqs) for b in reqs[i + 1:])
-
-    def stop(self):
-        pass
 
 
 class FakeBackend:
@@ -109,11 +67,6 @@ def _merge(a, b):
 
 
 def make_backend(tk, tmp_path_factory):
-    mode = os.environ.get("TK_E2E_LLM", "")
-    if mode == "hook":
-        return HookBackend(tk)
-    # The fake server through the real providers, always: a broken provider must fail these tests,
-    # not quietly switch them to the hook.
     return FakeBackend(tk)
 
 

@@ -26,8 +26,8 @@ public actor Agent {
         var filter: PathFilter
         var documents = 0
         var watching = false
-        /// Keyed problems: a document path or a subsystem name → message.
-        var problems: [String: String] = [:]
+        /// Keyed problems: what the problem is about → message.
+        var problems: [ProblemKey: String] = [:]
         /// What `<root>/.tk/config.json` looked like when `config` was loaded (nil: absent).
         var configStamp: FileStat?
     }
@@ -56,6 +56,9 @@ public actor Agent {
     var statusTask: Task<Void, Never>?
     let extensions: [any AgentExtension]
     let nudge: StatusNudge
+    /// Who hears of every change to a document's state, from the pipeline and the review queue alike
+    /// (see `DocumentOwner`): add observers before `run`.
+    public nonisolated let documentObservers: DocumentObservers
     /// The latest facts the extensions contributed (queue, provider, usage).
     var extensionStatus: StatusSnapshot?
     /// Work runs here so that long rescans never block the cooperative pool.
@@ -78,14 +81,16 @@ public actor Agent {
         self.nudge = nudge
         let environment = options.environment
         let notifications = loaded.config.notifications
+        let observers = DocumentObservers()
+        self.documentObservers = observers
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
-            catalog: AdvisorCatalog.load(paths: options.paths),
+            catalog: AdvisorCatalog.load(paths: options.paths), observers: observers,
             notify: { title, body in
                 Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body) }
             })
         self.extensions = makeAgentExtensions(
-            paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge)
+            paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge, observers: observers)
         if let recovered { globalProblems.append(recovered) }
     }
 
@@ -186,13 +191,13 @@ public actor Agent {
                 id: try database.projectID(for: root), config: projectLoaded.config,
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
             state.configStamp = stamp
-            for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+            for p in projectLoaded.problems { state.problems[.config(p)] = p }
             // Problems of documents that will not be read again because they did not change.
             if let stored = try? database.documentProblems(projectID: state.id) {
-                for (rel, message) in stored { state.problems["doc:" + rel.display] = message }
+                for (rel, message) in stored { state.problems[.document(rel)] = message }
             }
             if !DirectoryWalker.isFolderFollowingLinks(root) {
-                state.problems["root"] = "folder missing: \(root.display)"
+                state.problems[.root] = "folder missing: \(root.display)"
                 projects[root] = state
                 continue
             }
@@ -224,8 +229,8 @@ public actor Agent {
         state.configStamp = stamp
         state.config = projectLoaded.config
         state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
-        for key in state.problems.keys where key.hasPrefix("config:") { state.problems[key] = nil }
-        for p in projectLoaded.problems { state.problems["config:\(p)"] = p }
+        for key in state.problems.keys { if case .config = key { state.problems[key] = nil } }
+        for p in projectLoaded.problems { state.problems[.config(p)] = p }
         projects[root] = state
         logger.info("project configuration reloaded", metadata: ["project.path": "\(root.display)"])
         let new = projectLoaded.config
@@ -277,11 +282,11 @@ public actor Agent {
         case .removed(let root, let dir):
             let rel = dir.relative(to: root) ?? PathBytes([])
             settler.touch(.folder(root: root, relative: rel))
-        case .problem(let root, let message):
-            projects[root]?.problems["watch"] = message
-            if message.contains("watch limit") || message.contains("is missing") { projects[root]?.watching = false }
+        case .problem(let root, let kind, let message):
+            projects[root]?.problems[.watch] = message
+            if kind.stopsWatching { projects[root]?.watching = false }
         case .problemCleared(let root):
-            projects[root]?.problems["watch"] = nil
+            projects[root]?.problems[.watch] = nil
             projects[root]?.watching = true
         case .configChanged(let root):
             refreshProjectConfiguration(root)
@@ -317,12 +322,13 @@ public actor Agent {
             let pipeline = self.pipeline
             let config = state.config
             let refresh = refreshRoots.contains(root)
-            let outcome: Result<(IndexReport, [String: String?], [DocumentChange]), any Error> = await offload {
-                var sidecarProblems: [String: String?] = [:]
+            let outcome: Result<(IndexReport, [PathBytes: String?], [DocumentChange]), any Error> = await offload {
+                var sidecarProblems: [PathBytes: String?] = [:]
                 var all: [DocumentChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
-                    maxFileBytes: config.watch.maxFileBytes, refresh: refresh, progress: nil
+                    maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
+                    stale: pipeline.staleDerivations(root: root, config: config), progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
                     // A refresh of unchanged content is not news to the extensions (review queue). The
@@ -342,9 +348,9 @@ public actor Agent {
                 if !changes.isEmpty {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
-                for (rel, problem) in report.problems { projects[root]?.problems["doc:" + rel.display] = problem }
+                for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
-                for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
+                for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 // A big scan freed a lot of memory in small pieces; give it back to the system
                 // rather than keep the peak as the idle size for months.
@@ -358,7 +364,7 @@ public actor Agent {
                     ])
                 }
             case .failure(let error):
-                projects[root]?.problems["index"] = "indexing failed: \(error)"
+                projects[root]?.problems[.index] = "indexing failed: \(error)"
                 logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
             }
         }
@@ -372,15 +378,14 @@ public actor Agent {
     /// folder reports no single files, so their problems would otherwise stay in `status`).
     func clearVanishedProblems(root: PathBytes, scopes: [Indexer.Scope]) {
         guard let problems = projects[root]?.problems else { return }
-        var folders: [String] = []
-        for case .folder(let f) in scopes { folders.append(f.display) }
+        var folders: [PathBytes] = []
+        for case .folder(let f) in scopes { folders.append(f) }
         guard !folders.isEmpty else { return }
-        for key in problems.keys where key.hasPrefix("doc:") {
-            let rel = String(key.dropFirst(4))
-            let inScope = folders.contains { f in f.isEmpty || rel == f || rel.hasPrefix(f + "/") }
+        for case .document(let rel) in problems.keys {
+            let inScope = folders.contains { f in f.isEmpty || rel == f || rel.isWithin(f) }
             guard inScope else { continue }
             if FileSystem.lstatIfExists(root.appending(rel))?.kind != .regular {
-                projects[root]?.problems[key] = nil
+                projects[root]?.problems[.document(rel)] = nil
             }
         }
     }

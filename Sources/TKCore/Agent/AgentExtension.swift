@@ -36,8 +36,11 @@ public final class StatusNudge: Sendable {
 
 /// The extensions `tk-agent run` starts with. The review subsystem registers its queue here.
 public func makeAgentExtensions(
-    paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge
+    paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge,
+    observers: DocumentObservers = DocumentObservers()
 ) -> [any AgentExtension] {
-    [ReviewQueue(env: .live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
-                            logger: logger, nudge: nudge))]
+    var env = ReviewEnvironment.live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
+                                     logger: logger, nudge: nudge)
+    env.observers = observers
+    return [ReviewQueue(env: env)]
 }

@@ -11,6 +11,8 @@ public struct DocumentPipeline: Sendable {
     public let catalog: AdvisorCatalog
     /// The database copy of each document's journey and the bytes it describes.
     public let states: DocumentStateStore
+    /// The one writer of sidecars and journey rows, whose observers hear of every change.
+    public let owner: DocumentOwner
     /// Shows a desktop notification (title, body): a document's suggestions are all addressed. Called only
     /// when the document's project has `notifications.enabled`.
     public var notify: @Sendable (String, String) -> Void
@@ -18,61 +20,78 @@ public struct DocumentPipeline: Sendable {
     private let engines = EngineCache()
 
     public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog,
+                observers: DocumentObservers = DocumentObservers(),
                 notify: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
         self.database = database
         self.logger = logger
         self.sidecars = sidecars
         self.catalog = catalog
         self.states = DocumentStateStore(database: database)
+        self.owner = DocumentOwner(sidecars: sidecars, database: database, observers: observers)
         self.notify = notify
     }
 
     /// Applies a batch of changes of one project.
-    /// - Returns: problem updates keyed like the agent's project problems (`sidecar:<path>` → message or nil).
-    public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [String: String?] {
-        var problems: [String: String?] = [:]
+    /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
+    public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [PathBytes: String?] {
+        var problems: [PathBytes: String?] = [:]
         var records: [DocumentStateStore.Entry] = []
-        defer {
-            do { try states.record(project: root, records) } catch {
-                logger.warning("cannot record the journeys", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
-            }
-        }
+        var saved: [(PathBytes, [UInt8]?, String?, MarkdownDocument, String)] = []
+        var written: [(PathBytes, DocumentOwner.Outcome)] = []
         for change in changes {
             switch change {
-            case .updated(let rel, let doc, let sha, _):
-                problems["sidecar:" + rel.display] = update(root: root, rel: rel, doc: doc, sha: sha, config: config, records: &records)
+            case .updated(let rel, let doc, let sha, let previousSha):
+                let (problem, previous) = update(root: root, rel: rel, doc: doc, sha: sha, config: config, records: &records,
+                                                 written: &written)
+                problems[rel] = problem
+                if previousSha != sha { saved.append((rel, previous, previousSha, doc, sha)) }
             case .deleted(let rel, _):
-                sidecars.remove(project: root, document: rel)
-                states.removed(project: root, document: rel)
-                problems["sidecar:" + rel.display] = .some(nil)
+                do {
+                    try owner.removed(project: root, document: rel)
+                    problems[rel] = .some(nil)
+                } catch {
+                    problems[rel] = "\(error)"
+                }
             case .moved(let from, let to, let doc, let sha):
-                do { try sidecars.move(project: root, from: from, to: to) } catch {
+                problems[from] = .some(nil)
+                do { try owner.moved(project: root, from: from, to: to) } catch {
                     logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
                 }
-                states.moved(project: root, from: from, to: to)
-                problems["sidecar:" + from.display] = .some(nil)
-                problems["sidecar:" + to.display] = update(root: root, rel: to, doc: doc, sha: sha, config: config, records: &records)
+                problems[to] = update(root: root, rel: to, doc: doc, sha: sha, config: config, records: &records,
+                                                                 written: &written).0
             }
+        }
+        // The journey rows of the batch go in one transaction; a failure is every document's problem.
+        do { try owner.recordBatch(project: root, records) } catch {
+            logger.warning("cannot record the journeys", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            for e in records { problems[e.document] = "\(error)" }
+            return problems
+        }
+        for (rel, o) in written {
+            owner.announce(project: root, document: rel, cause: .contentIndexed, before: o.stageBefore, sidecar: o.sidecar, wrote: o.wrote)
+        }
+        for (rel, previous, previousSha, doc, sha) in saved {
+            owner.saved(project: root, document: rel, previousBytes: previous, previousSha256: previousSha,
+                        newBytes: doc.bytes, sha256: sha)
         }
         return problems
     }
 
     /// Recomputes the quick findings and the journey of one document, follows its pending suggestions
     /// through the edit, writes its sidecar and records it in the database.
-    /// - Returns: a problem line, or nil when all went well.
+    /// - Returns: a problem line (nil when all went well) and the previous bytes, when known.
     /// - Parameter records: collects the state to record in the database (in one transaction per batch).
     func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
-                records: inout [DocumentStateStore.Entry]) -> String? {
-        let findings = quickFindings(doc, config: config)
+                records: inout [DocumentStateStore.Entry], written: inout [(PathBytes, DocumentOwner.Outcome)]) -> (String?, [UInt8]?) {
         let recorded = states.previousContent(project: root, document: rel)
-        let states = self.states
         var journey = JourneyUpdate()
+        var previousBytes: [UInt8]?
         do {
-            let outcome = try sidecars.modify(project: root, document: rel, rebuild: {
-                states.rebuild(project: root, document: rel) {
-                    ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount)
-                }
-            }) { sidecar in
+            let outcome = try owner.change(
+                project: root, document: rel, cause: .contentIndexed,
+                fresh: { ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount) },
+                record: nil
+            ) { sidecar in
                 // The bytes the sidecar's positions describe, when known.
                 var previous: [UInt8]?
                 if let recorded, recorded.sha256 == sidecar.sha256 {
@@ -80,16 +99,19 @@ public struct DocumentPipeline: Sendable {
                 } else if sidecar.sha256 == sha {
                     previous = doc.bytes
                 }
+                previousBytes = previous
                 sidecar.document = rel.display
                 sidecar.sha256 = sha
                 sidecar.words = doc.wordCount
-                sidecar.quick = findings
+                sidecar.quick = quickFindings(doc, config: config, overrides: sidecar.journey.overrides)
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
+            written.append((rel, outcome))
             // The bytes are kept while suggestions are pending, to follow them through the next edit.
             let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
             records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
-                                                    contentSha256: sha, dropContent: !pending))
+                                                    contentSha256: sha, dropContent: !pending,
+                                                    derivedFrom: Self.derivation(sha256: sha, config: config)))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",
@@ -101,19 +123,18 @@ public struct DocumentPipeline: Sendable {
                 logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
                 if config.notifications.enabled { notify(rel.lastComponent.display, message) }
             }
-            return outcome.problem
+            return (outcome.problem, previousBytes)
         } catch {
-            return "cannot write the sidecar of \(rel.display): \(error)"
+            return ("\(error)", nil)
         }
     }
 
     /// Checks every sidecar of a project (after a full scan): one broken or edited by hand whose
     /// document still exists is kept as `.review.json.bak` and rebuilt from the database.
     /// - Returns: problem updates keyed like `apply`'s.
-    public func verifySidecars(root: PathBytes) -> [String: String?] {
-        var problems: [String: String?] = [:]
+    public func verifySidecars(root: PathBytes) -> [PathBytes: String?] {
+        var problems: [PathBytes: String?] = [:]
         let tk = root.appending(".tk")
-        let states = self.states
         for path in JourneyActions.sidecarFiles(under: tk) {
             guard let inTk = path.relative(to: tk) else { continue }
             let rel = PathBytes(Array(inTk.bytes.dropLast(".review.json".utf8.count)))
@@ -125,34 +146,42 @@ public struct DocumentPipeline: Sendable {
             }
             guard case .broken = sidecars.read(project: root, document: rel) else { continue }
             do {
-                let outcome = try sidecars.modify(project: root, document: rel, rebuild: {
-                    states.rebuild(project: root, document: rel) {
-                        ReviewSidecar(document: rel.display, sha256: "", updatedAt: "", words: 0)
-                    }
-                }) { _ in }
-                try? states.record(project: root, document: rel, sidecar: outcome.sidecar)
-                problems["sidecar:" + rel.display] = outcome.problem
+                let outcome = try owner.change(
+                    project: root, document: rel, cause: .repaired,
+                    fresh: { ReviewSidecar(document: rel.display, sha256: "", updatedAt: "", words: 0) }) { _ in }
+                problems[rel] = outcome.problem
             } catch {
-                problems["sidecar:" + rel.display] = "cannot rebuild the sidecar of \(rel.display): \(error)"
+                problems[rel] = "\(error)"
             }
         }
         return problems
     }
 
-    /// The quick heuristics for a document, with the project's settings and its story type.
-    public func quickFindings(_ doc: MarkdownDocument, config: Configuration) -> [Finding] {
-        let storyType = doc.frontMatter.tk.storyType ?? config.storyType
-        let advisors = doc.frontMatter.tk.advisors.isEmpty
-            ? (config.advisors ?? catalog.storyType(storyType ?? "")?.defaultAdvisors ?? [])
-            : doc.frontMatter.tk.advisors
-        let tips = advisors.compactMap { catalog.role($0) }.flatMap { role in
-            role.quickTips.map { tip in
-                PhraseRule(phrase: tip.phrase, message: tip.message, category: tip.category,
-                           rule: "tip.\(role.id)", replacements: tip.replacement.map { [$0] } ?? [])
-            }
+    /// The quick heuristics for a document, with the settings `DocumentSettings.resolve` gives it.
+    /// - Parameter overrides: what `journey set` recorded in its sidecar.
+    public func quickFindings(_ doc: MarkdownDocument, config: Configuration, overrides: JourneyOverrides? = nil,
+                              flags: DocumentSettings.Flags = .init()) -> [Finding] {
+        let settings = DocumentSettings.resolve(flags: flags, frontMatter: doc.frontMatter.tk, overrides: overrides,
+                                                config: config, catalog: catalog)
+        return engines.engine(for: settings.heuristics).findings(in: doc)
+    }
+
+    /// What a sidecar's derived parts (quick findings, journey settings) depend on besides the
+    /// document's own sidecar: its bytes and the project settings.
+    public static func derivation(sha256: String, config: Configuration) -> String {
+        sha256 + ":" + DocumentSettings.projectDigest(config)
+    }
+
+    /// The `stale` rule for `Indexer.sync`: unchanged documents whose recorded derivation is not the
+    /// one their indexed bytes and the project's settings give (or that have none).
+    public func staleDerivations(root: PathBytes, config: Configuration) -> ([PathBytes: String], Bool) throws -> Set<PathBytes> {
+        let states = self.states
+        return { unchanged, wholeProject in
+            let recorded = try states.derivations(project: root, paths: wholeProject ? nil : Array(unchanged.keys))
+            var out = Set<PathBytes>()
+            for (rel, sha) in unchanged where recorded[rel] != Self.derivation(sha256: sha, config: config) { out.insert(rel) }
+            return out
         }
-        let options = HeuristicsOptions(configuration: config.heuristics, storyType: storyType, extraRules: tips)
-        return engines.engine(for: options).findings(in: doc)
     }
 }
 

@@ -40,10 +40,15 @@ public struct Indexer: Sendable {
     ///   - refresh: read every document in scope, even unchanged ones, and report each as
     ///     `.updated` with `previousSha256 == sha256` (the project's heuristics settings changed,
     ///     so every sidecar's quick findings must be recomputed).
+    ///   - stale: given the unchanged documents in scope (path → indexed SHA-256) and whether the whole
+    ///     project is in scope, returns those whose derived state (sidecar) is not what their bytes and
+    ///     settings give (another process indexed them, or a kill came between index and sidecar); they
+    ///     are read and reported like `refresh` reports every document.
     ///   - onChanges: called after each batch is committed with the changes it made.
     public func sync(
         root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
         refresh: Bool = false,
+        stale: (([PathBytes: String], Bool) throws -> Set<PathBytes>)? = nil,
         progress: (@Sendable (Int, Int) -> Void)? = nil,
         onChanges: ([DocumentChange]) -> Void = { _ in }
     ) throws -> IndexReport {
@@ -79,16 +84,24 @@ public struct Indexer: Sendable {
         }
         report.scanned = present.count
         var candidates: [(PathBytes, FileStat)] = []
+        var unchanged: [PathBytes: String] = [:]
         for (rel, st) in present.sorted(by: { $0.key < $1.key }) {
-            if !refresh, let fp = known[rel], fp.sameStat(st) { report.unchanged += 1 } else { candidates.append((rel, st)) }
+            if !refresh, let fp = known[rel], fp.sameStat(st) { unchanged[rel] = fp.sha256 } else { candidates.append((rel, st)) }
         }
+        let changedCount = candidates.count
+        var forced = Set<PathBytes>()
+        if let stale, !unchanged.isEmpty {
+            forced = try stale(unchanged, topFolders.contains(PathBytes([]))).filter { unchanged[$0] != nil }
+            for rel in forced.sorted() { if let st = present[rel] { candidates.append((rel, st)) } }
+        }
+        report.unchanged += unchanged.count - forced.count
         let gone = known.keys.filter { present[$0] == nil }.sorted()
         // A first index or a big checkout: merge the index once at the end (see `bulkLoad`).
-        let bulk = candidates.count > 2 * batchSize && !refresh
+        let bulk = changedCount > 2 * batchSize && !refresh
         try database.bulkLoad(if: bulk) {
             try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                        maxFileBytes: maxFileBytes, refresh: refresh, report: &report, progress: progress,
-                        onChanges: onChanges)
+                        maxFileBytes: maxFileBytes, refresh: refresh, forced: forced, report: &report,
+                        progress: progress, onChanges: onChanges)
         }
         return report
     }
@@ -96,7 +109,8 @@ public struct Indexer: Sendable {
     /// Reads, hashes and parses candidates in parallel batches; writes each batch in one transaction.
     private func process(
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
-        known: [PathBytes: Fingerprint], maxFileBytes: Int, refresh: Bool, report: inout IndexReport,
+        known: [PathBytes: Fingerprint], maxFileBytes: Int, refresh: Bool, forced: Set<PathBytes>,
+        report: inout IndexReport,
         progress: (@Sendable (Int, Int) -> Void)?, onChanges: ([DocumentChange]) -> Void
     ) throws {
         let total = candidates.count
@@ -146,7 +160,7 @@ public struct Indexer: Sendable {
                     if previous == sha {
                         statOnly.append((rel, st))
                         report.unchanged += 1
-                        if refresh {
+                        if refresh || forced.contains(rel) {
                             changes.append(.updated(relative: rel, document: doc, sha256: sha, previousSha256: previous))
                         }
                         continue

@@ -9,6 +9,10 @@ public struct CheckSession {
     public let storyTypeOverride: String?
     private var cache: [PathBytes: LoadedConfiguration] = [:]
     private var reported: Set<String> = []
+    private var loadedCatalog: AdvisorCatalog?
+    /// The engine of the previous document, reused while the options stay the same (building one
+    /// costs more than checking a document).
+    private var lastEngine: HeuristicsEngine?
 
     public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
                 storyTypeOverride: String? = nil) {
@@ -78,15 +82,38 @@ public struct CheckSession {
     }
 
     /// The options for one document, plus configuration problems not reported before (one line each).
+    ///
+    /// They are `DocumentSettings.resolve`'s, as the agent's sidecar gets them: `--story-type` ›
+    /// front matter › `journey set` (read from the document's sidecar, when it has one) › config,
+    /// with the resolved advisors' quick tips.
     /// - Parameters:
     ///   - project: the project root whose `.tk/config.json` applies.
+    ///   - relative: the document's path below `project` (nil for standard input).
     ///   - document: the parsed document (its front matter may name a story type).
-    public mutating func options(project: PathBytes, document: MarkdownDocument) -> (HeuristicsOptions, [String]) {
+    public mutating func options(project: PathBytes, relative: PathBytes? = nil,
+                                 document: MarkdownDocument) -> (HeuristicsOptions, [String]) {
         let loaded = configuration(project: project)
         var problems: [String] = []
         for p in loaded.problems where reported.insert(p).inserted { problems.append(p) }
-        let storyType = storyTypeOverride ?? document.frontMatter.tk.storyType ?? loaded.config.storyType
-        return (HeuristicsOptions(configuration: loaded.config.heuristics, storyType: storyType), problems)
+        var overrides: JourneyOverrides?
+        if let relative, FileSystem.lstatIfExists(ReviewSidecar.path(project: project, document: relative)) != nil,
+           case .ok(let sidecar, _) = SidecarStore().read(project: project, document: relative) {
+            overrides = sidecar.journey.overrides
+        }
+        let catalog = loadedCatalog ?? AdvisorCatalog.load(paths: paths)
+        loadedCatalog = catalog
+        let settings = DocumentSettings.resolve(
+            flags: .init(storyType: storyTypeOverride), frontMatter: document.frontMatter.tk, overrides: overrides,
+            config: loaded.config, catalog: catalog)
+        return (settings.heuristics, problems)
+    }
+
+    /// The heuristics engine for `options` (the previous one when they did not change).
+    public mutating func engine(for options: HeuristicsOptions) -> HeuristicsEngine {
+        if let e = lastEngine, e.options == options { return e }
+        let e = HeuristicsEngine(options: options)
+        lastEngine = e
+        return e
     }
 }
 

@@ -43,10 +43,13 @@ public struct DocumentStateStore: Sendable {
         public var contentSha256: String?
         /// Forget the recorded bytes: nothing pending needs following through the next edit.
         public var dropContent: Bool
+        /// What the sidecar's quick findings and journey settings were derived from
+        /// (`DocumentOwner.derivation`); nil keeps the value recorded before.
+        public var derivedFrom: String?
         public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil,
-                    dropContent: Bool = false) {
+                    dropContent: Bool = false, derivedFrom: String? = nil) {
             self.document = document; self.sidecar = sidecar; self.content = content; self.contentSha256 = contentSha256
-            self.dropContent = dropContent
+            self.dropContent = dropContent; self.derivedFrom = derivedFrom
         }
     }
 
@@ -69,21 +72,24 @@ public struct DocumentStateStore: Sendable {
         }
         try database.writer.write { db in
             let withContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(project, path, sidecar, stage, pending, content, content_sha256, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO journey_state(project, path, sidecar, stage, pending, derived_from, content, content_sha256, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
                     pending = excluded.pending, content = excluded.content,
+                    derived_from = COALESCE(excluded.derived_from, journey_state.derived_from),
                     content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
                 """)
             let withoutContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(project, path, sidecar, stage, pending, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO journey_state(project, path, sidecar, stage, pending, derived_from, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
-                    pending = excluded.pending, updated_at = excluded.updated_at
+                    pending = excluded.pending, updated_at = excluded.updated_at,
+                    derived_from = COALESCE(excluded.derived_from, journey_state.derived_from)
                 """)
             for (e, json, pending) in rows {
                 let key: [any DatabaseValueConvertible] = [
                     Data(project.bytes), Data(e.document.bytes), Data(json), e.sidecar.journey.stage.rawValue, pending,
+                    e.derivedFrom,
                 ]
                 if let content = e.content {
                     let keep = content.count <= maxContentBytes ? Data(content) : nil
@@ -141,9 +147,30 @@ public struct DocumentStateStore: Sendable {
         return rows.map { DocumentLocation(project: PathBytes(Array($0["project"] as Data)), relative: PathBytes(Array($0["path"] as Data))) }
     }
 
+    /// What each document's recorded state was derived from (`Entry.derivedFrom`), for the given paths
+    /// of a project, or all of them when `paths` is nil. Documents without a record are absent.
+    public func derivations(project: PathBytes, paths: [PathBytes]?) throws -> [PathBytes: String] {
+        try database.writer.read { db in
+            var out: [PathBytes: String] = [:]
+            if let paths {
+                let statement = try db.cachedStatement(
+                    sql: "SELECT derived_from FROM journey_state WHERE project = ? AND path = ?")
+                for rel in paths {
+                    if let d = try String.fetchOne(statement, arguments: [Data(project.bytes), Data(rel.bytes)]) { out[rel] = d }
+                }
+            } else {
+                let rows = try Row.fetchCursor(
+                    db, sql: "SELECT path, derived_from FROM journey_state WHERE project = ? AND derived_from IS NOT NULL",
+                    arguments: [Data(project.bytes)])
+                while let row = try rows.next() { out[PathBytes(Array(row["path"] as Data))] = row["derived_from"] }
+            }
+            return out
+        }
+    }
+
     /// A document was renamed: its state follows it.
-    public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) {
-        _ = try? database.writer.write { db in
+    public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
+        try database.writer.write { db in
             try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(new.bytes)])
             try db.execute(sql: "UPDATE journey_state SET path = ? WHERE project = ? AND path = ?",
                            arguments: [Data(new.bytes), Data(project.bytes), Data(old.bytes)])
@@ -151,8 +178,8 @@ public struct DocumentStateStore: Sendable {
     }
 
     /// A document is gone: so is its state.
-    public func removed(project: PathBytes, document rel: PathBytes) {
-        _ = try? database.writer.write { db in
+    public func removed(project: PathBytes, document rel: PathBytes) throws {
+        try database.writer.write { db in
             try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(rel.bytes)])
         }
     }

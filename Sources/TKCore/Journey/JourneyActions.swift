@@ -23,14 +23,19 @@ public struct JourneyActions: Sendable {
     public let states: DocumentStateStore?
     public let catalog: AdvisorCatalog
     public let environment: [String: String]
+    /// The one writer of sidecars and journey rows.
+    public let owner: DocumentOwner
 
     public init(paths: Paths, database: AppDatabase?, sidecars: SidecarStore? = nil, catalog: AdvisorCatalog? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
+                environment: [String: String] = ProcessInfo.processInfo.environment,
+                observers: DocumentObservers = DocumentObservers()) {
         self.paths = paths
-        self.sidecars = sidecars ?? .shared(paths: paths)
+        let sidecars = sidecars ?? .shared(paths: paths)
+        self.sidecars = sidecars
         self.states = database.map { DocumentStateStore(database: $0) }
         self.catalog = catalog ?? AdvisorCatalog.load(paths: paths)
         self.environment = environment
+        self.owner = DocumentOwner(sidecars: sidecars, database: database, observers: observers)
     }
 
     // MARK: Finding documents and suggestions
@@ -132,31 +137,55 @@ public struct JourneyActions: Sendable {
         return s
     }
 
-    /// Changes a document's sidecar under the cross-process lock and records it in the database.
+    /// Changes a document's sidecar through the owner (under the cross-process lock) and records it
+    /// in the database.
     /// - Parameter content: set by `body` to the document's new bytes when it rewrote the document.
-    public func modify(_ loc: DocumentLocation, _ body: (inout ReviewSidecar, inout [UInt8]?) throws -> Void) throws -> SidecarStore.Outcome {
+    public func modify(_ loc: DocumentLocation, cause: DocumentCause = .other("command"),
+                       _ body: (inout ReviewSidecar, inout [UInt8]?) throws -> Void) throws -> SidecarStore.Outcome {
         var content: [UInt8]?
-        let states = self.states
-        var freshError: (any Error)?
-        let outcome = try sidecars.modify(project: loc.project, document: loc.relative, rebuild: {
-            let make = { () -> ReviewSidecar in
-                do { return try self.fresh(loc) } catch {
-                    freshError = error
-                    return ReviewSidecar(document: loc.relative.display, sha256: "", updatedAt: "", words: 0)
-                }
-            }
-            return states?.rebuild(project: loc.project, document: loc.relative, fresh: make) ?? make()
-        }) { sidecar in
-            if let freshError { throw freshError }
+        let outcome = try owner.change(
+            project: loc.project, document: loc.relative, cause: cause, fresh: { try self.fresh(loc) },
+            record: { _ in DocumentOwner.Record(content: content) }
+        ) { sidecar in
             try body(&sidecar, &content)
         }
-        try? states?.record(project: loc.project, document: loc.relative, sidecar: outcome.sidecar, content: content)
-        return outcome
+        return SidecarStore.Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem)
     }
 
     /// Convenience for bodies that never rewrite the document.
-    public func modify(_ loc: DocumentLocation, _ body: (inout ReviewSidecar) throws -> Void) throws -> SidecarStore.Outcome {
-        try modify(loc) { (s: inout ReviewSidecar, _: inout [UInt8]?) in try body(&s) }
+    public func modify(_ loc: DocumentLocation, cause: DocumentCause = .other("command"),
+                       _ body: (inout ReviewSidecar) throws -> Void) throws -> SidecarStore.Outcome {
+        try modify(loc, cause: cause) { (s: inout ReviewSidecar, _: inout [UInt8]?) in try body(&s) }
+    }
+
+    /// `tk-agent journey set`: records the choices, resolves the settings again and, since the story
+    /// type and advisors shape the quick heuristics, recomputes the quick findings of the bytes read here.
+    /// - Returns: the outcome and the document's `tk:` block (which wins over what was set).
+    public func setJourney(_ loc: DocumentLocation, stage: String?, storyType: String?, advisors: [String]?,
+                           draftStage: String?) throws -> (SidecarStore.Outcome, TKBlock) {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
+            throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
+        }
+        let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
+        let sha = SHA256Digest.hex(bytes)
+        let config = configuration(project: loc.project)
+        var derived: String?
+        let outcome = try owner.change(
+            project: loc.project, document: loc.relative, cause: .journeySet, fresh: { try self.fresh(loc) },
+            record: { _ in DocumentOwner.Record(derivedFrom: derived) }
+        ) { sidecar in
+            try JourneyEngine.set(&sidecar, stage: stage, storyType: storyType, advisors: advisors,
+                                  draftStage: draftStage, catalog: catalog)
+            JourneyEngine.applySettings(&sidecar.journey, tk: doc.frontMatter.tk, config: config, catalog: catalog)
+            if sidecar.sha256 == sha {
+                let settings = DocumentSettings.resolve(frontMatter: doc.frontMatter.tk, overrides: sidecar.journey.overrides,
+                                                        config: config, catalog: catalog)
+                sidecar.quick = HeuristicsEngine(options: settings.heuristics).findings(in: doc)
+                derived = DocumentPipeline.derivation(sha256: sha, config: config)
+            }
+        }
+        return (SidecarStore.Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem), doc.frontMatter.tk)
     }
 
     // MARK: Suggestion commands
@@ -188,7 +217,7 @@ public struct JourneyActions: Sendable {
         var previous: SuggestionStatus = .pending
         var ready: String?
         var applied = false
-        let outcome = try modify(loc) { sidecar, content in
+        let outcome = try modify(loc, cause: .suggestionDecided(id: id, status: status)) { sidecar, content in
             guard let i = sidecar.suggestions.firstIndex(where: { $0.id == id }) else {
                 throw JourneyActionError(JourneyError.unknownSuggestion(id).description)
             }

@@ -105,22 +105,13 @@ public enum JourneyEngine {
         return update
     }
 
-    /// Story type, advisors and draft stage: the `tk:` front matter, else `journey set`, else the
-    /// project config; advisors default to the story type's.
+    /// Story type, advisors and draft stage, as `DocumentSettings.resolve` gives them (front matter ›
+    /// `journey set` › config › the story type's defaults).
     public static func applySettings(_ j: inout JourneyState, tk: TKBlock, config: Configuration, catalog: AdvisorCatalog) {
-        let o = j.overrides ?? JourneyOverrides()
-        j.storyType = tk.storyType ?? o.storyType ?? config.storyType
-        if !tk.advisors.isEmpty {
-            j.advisors = tk.advisors
-        } else if let a = o.advisors, !a.isEmpty {
-            j.advisors = a
-        } else if let a = config.advisors, !a.isEmpty {
-            j.advisors = a
-        } else {
-            j.advisors = catalog.storyType(j.storyType ?? "")?.defaultAdvisors ?? []
-        }
-        j.draftStage = tk.draftStage.flatMap { DraftStage(rawValue: $0.lowercased()) }
-            ?? o.draftStage ?? config.draftStage.flatMap { DraftStage(rawValue: $0.lowercased()) }
+        let settings = DocumentSettings.resolve(frontMatter: tk, overrides: j.overrides, config: config, catalog: catalog)
+        j.storyType = settings.storyType
+        j.advisors = settings.advisors
+        j.draftStage = settings.draftStage
     }
 
     // MARK: Suggestion lifecycle

@@ -71,17 +71,12 @@ public struct ReviewRunner: Sendable {
         let doc = MarkdownDocument(bytes: bytes, fileName: rel.lastComponent.display)
         var journey = JourneyState()
         if case .ok(let s, _) = sidecars.read(project: project, document: rel) { journey = s.journey }
-        let tk = doc.frontMatter.tk
-        let storyID = journey.storyType ?? tk.storyType ?? config.storyType
-        let storyType = storyID.flatMap { catalog.storyType($0) }
-        var ids = advisorsOverride ?? []
-        if ids.isEmpty { ids = journey.advisors }
-        if ids.isEmpty { ids = tk.advisors }
-        if ids.isEmpty { ids = config.advisors ?? [] }
-        if ids.isEmpty { ids = storyType?.defaultAdvisors ?? [] }
-        var seen = Set<String>()
-        let roles = ids.filter { seen.insert($0).inserted }.compactMap { catalog.role($0) }
-        let draftStage = journey.draftStage ?? (tk.draftStage ?? config.draftStage).flatMap(DraftStage.init(rawValue:))
+        let settings = DocumentSettings.resolve(
+            flags: .init(advisors: advisorsOverride), frontMatter: doc.frontMatter.tk, overrides: journey.overrides,
+            config: config, catalog: catalog)
+        let storyType = settings.storyType.flatMap { catalog.storyType($0) }
+        let roles = settings.advisors.compactMap { catalog.role($0) }
+        let draftStage = settings.draftStage
         let prompt = PromptEngine.reviewPrompt(
             document: String(decoding: bytes, as: UTF8.self), documentPath: rel.display, advisors: roles,
             storyType: storyType, draftStage: draftStage)

@@ -24,6 +24,10 @@ public struct ReviewEnvironment: Sendable {
     public var notify: @Sendable (Configuration, String, String) async -> Void
     /// Whether a process is alive (crash recovery).
     public var isAlive: @Sendable (Int32) -> Bool
+    /// Who hears of the rounds' changes to documents (the agent shares its owner's observers).
+    public var observers = DocumentObservers()
+    /// The one writer of sidecars and journey rows.
+    public var owner: DocumentOwner { DocumentOwner(sidecars: sidecars, database: database, observers: observers) }
 
     public init(paths: Paths, environment: [String: String], database: AppDatabase, logger: Logger,
                 catalog: AdvisorCatalog, sidecars: SidecarStore, now: Now = .system, pid: Int32 = getpid(),
@@ -273,19 +277,22 @@ public struct RoundExecutor: Sendable {
         guard FileSystem.lstatIfExists(path)?.kind == .regular else { return nil }
         let config = env.loadConfig(rec.project)
         let catalog = env.catalog
+        // Stage and pending count for `documents` and `status` at once (not only at the next save).
+        let content = (newSuggestions?.isEmpty ?? true) ? nil : anchoredIn.flatMap { $0.isEmpty ? nil : $0 }
         do {
             // A sidecar broken or edited by hand is rebuilt from the database copy of its journey.
-            let states = DocumentStateStore(database: env.database)
-            let outcome = try env.sidecars.modify(project: rec.project, document: rec.document, rebuild: {
-                states.rebuild(project: rec.project, document: rec.document) {
-                    let bytes = (try? FileSystem.read(path, limit: max(1, config.watch.maxFileBytes))) ?? []
+            let outcome = try env.owner.change(
+                project: rec.project, document: rec.document, cause: .round(id: rec.id, status: rec.status),
+                fresh: {
+                    let bytes = try FileSystem.read(path, limit: max(1, config.watch.maxFileBytes))
                     let doc = MarkdownDocument(bytes: bytes, fileName: rec.document.lastComponent.display)
                     var s = ReviewSidecar(document: rec.document.display, sha256: SHA256Digest.hex(bytes), updatedAt: "",
                                           words: doc.wordCount)
                     JourneyEngine.documentChanged(&s, document: doc, config: config, catalog: catalog)
                     return s
-                }
-            }) { s in
+                },
+                record: { _ in DocumentOwner.Record(content: content) }
+            ) { s in
                 if requested { JourneyEngine.reviewRequested(&s) }
                 var round = Self.sidecarRound(rec, advisors: rec.advisors ?? s.journey.advisors)
                 let index: Int
@@ -308,9 +315,6 @@ public struct RoundExecutor: Sendable {
                     s.rounds[index].cycle = max(1, s.journey.revisionCycle)
                 }
             }
-            // Stage and pending count for `documents` and `status` at once (not only at the next save).
-            let content = (newSuggestions?.isEmpty ?? true) ? nil : anchoredIn.flatMap { $0.isEmpty ? nil : $0 }
-            try? states.record(project: rec.project, document: rec.document, sidecar: outcome.sidecar, content: content)
             return outcome.sidecar.suggestions
         } catch {
             env.logger.error("cannot write the review round to the sidecar",

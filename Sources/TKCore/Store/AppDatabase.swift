@@ -26,11 +26,10 @@ public struct AppDatabase: Sendable {
     public var reader: any DatabaseReader { writer }
 
     /// Opens the on-disk database in the data folder (WAL, busy timeout), shared by the agent and the CLI.
-    public static func open(paths: Paths, readonly: Bool = false) throws -> AppDatabase {
+    public static func open(paths: Paths) throws -> AppDatabase {
         try paths.prepare()
         var config = Configuration()
         config.busyMode = .timeout(10)
-        config.readonly = false
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
@@ -77,6 +76,7 @@ public struct AppDatabase: Sendable {
         registerReviewMigrations(&m)
         registerJourneyMigrations(&m)
         registerWritingMigrations(&m)
+        registerStateMigrations(&m)
         return m
     }
 }

@@ -125,8 +125,9 @@ public final class TreeWatcher: Sendable {
         continuation.finish()
     }
 
+    #if DEBUG
     /// Feeds raw `inotify_event` bytes through the parser and the handler, as if read from the
-    /// kernel (tests: simulate `IN_Q_OVERFLOW`, unknown watches).
+    /// kernel (unit tests only: simulate `IN_Q_OVERFLOW`, unknown watches; not in release builds).
     func inject(_ bytes: [UInt8]) {
         queue.async { [weak self] in
             guard let self else { return }
@@ -137,6 +138,7 @@ public final class TreeWatcher: Sendable {
             }
         }
     }
+    #endif
 
     /// Runs `body` on the watcher's queue after everything queued so far (tests).
     func sync<T: Sendable>(_ body: @Sendable () -> T) -> T { queue.sync(execute: body) }
@@ -366,7 +368,7 @@ public final class TreeWatcher: Sendable {
         resync(root, directory: root, &s)
         s.output.append(.rescan(root: root, directory: root, reason: reason))
         if s.roots[root]?.missing == true {
-            s.output.append(.problem(root: root, message: Self.missingMessage(root, options.fallbackRescanInterval)))
+            s.output.append(.problem(root: root, kind: .rootMissing, message: Self.missingMessage(root, options.fallbackRescanInterval)))
         }
         schedulePeriodic(root, &s)
     }
@@ -382,7 +384,7 @@ public final class TreeWatcher: Sendable {
             if s.roots[other]?.missing == false { resync(other, directory: other, &s) }
         }
         s.output.append(.removed(root: root, directory: root))
-        s.output.append(.problem(root: root, message: Self.missingMessage(root, options.fallbackRescanInterval)))
+        s.output.append(.problem(root: root, kind: .rootMissing, message: Self.missingMessage(root, options.fallbackRescanInterval)))
         scheduleRetry(root, &s)
     }
 
@@ -405,7 +407,7 @@ public final class TreeWatcher: Sendable {
             s.output.append(.problemCleared(root: root))
             s.output.append(.rescan(root: root, directory: root, reason: "folder appeared"))
             if s.roots[root]?.degraded == true {
-                s.output.append(.problem(root: root, message: Self.watchLimitMessage(options.fallbackRescanInterval)))
+                s.output.append(.problem(root: root, kind: .watchLimit, message: Self.watchLimitMessage(options.fallbackRescanInterval)))
             }
             return
         }
@@ -586,7 +588,7 @@ public final class TreeWatcher: Sendable {
         if !wasDegraded && report {
             let message = Self.watchLimitMessage(options.fallbackRescanInterval)
             logger.error("inotify watch limit reached", metadata: ["watch.root": "\(root.display)"])
-            s.output.append(.problem(root: root, message: message))
+            s.output.append(.problem(root: root, kind: .watchLimit, message: message))
         }
         scheduleRetry(root, &s)
     }

@@ -11,8 +11,9 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
     case rescan(root: PathBytes, directory: PathBytes, reason: String)
     /// This folder's subtree is gone from here (moved out, renamed or deleted).
     case removed(root: PathBytes, directory: PathBytes)
-    /// Something the user should fix, e.g. the inotify watch limit; show it in status.
-    case problem(root: PathBytes, message: String)
+    /// Something the user should fix, e.g. the inotify watch limit; show `message` in status.
+    /// `kind` says what it is, so that consumers never read the message.
+    case problem(root: PathBytes, kind: WatchProblem, message: String)
     /// The earlier problem for this root no longer applies.
     case problemCleared(root: PathBytes)
     /// The project's own configuration file (`<root>/.tk/config.json`) was written, created or removed.
@@ -21,7 +22,7 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
     /// The project root the event belongs to.
     public var root: PathBytes {
         switch self {
-        case .changed(let root, _), .rescan(let root, _, _), .removed(let root, _), .problem(let root, _),
+        case .changed(let root, _), .rescan(let root, _, _), .removed(let root, _), .problem(let root, _, _),
             .problemCleared(let root), .configChanged(let root):
             return root
         }
@@ -32,11 +33,24 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
         case .changed(_, let path): return "changed \(path.display)"
         case .rescan(_, let dir, let reason): return "rescan \(dir.display) (\(reason))"
         case .removed(_, let dir): return "removed \(dir.display)"
-        case .problem(let root, let message): return "problem \(root.display): \(message)"
+        case .problem(let root, _, let message): return "problem \(root.display): \(message)"
         case .problemCleared(let root): return "problem cleared \(root.display)"
         case .configChanged(let root): return "project configuration changed \(root.display)"
         }
     }
+}
+
+/// What kind of problem a `.problem` event reports.
+public enum WatchProblem: Sendable, Hashable {
+    /// The kernel's inotify watch limit was reached: part of the tree is not watched (periodic rescans stand in).
+    case watchLimit
+    /// The project folder is missing.
+    case rootMissing
+    /// Anything else (reading a folder failed…): still watching.
+    case other
+
+    /// Whether the project is no longer fully watched.
+    public var stopsWatching: Bool { self != .other }
 }
 
 /// Why a `TreeWatcher` could not start.

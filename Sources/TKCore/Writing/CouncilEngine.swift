@@ -33,15 +33,20 @@ public struct CouncilEngine: Sendable {
                                      model: model, maxOutputTokens: maxOutputTokens, jsonSchema: p.schema,
                                      schemaName: p.schemaName ?? "council", stream: false)
                 group.addTask {
-                    do throws(LLMProviderError) {
-                        return (i, .success(try await provider.complete(req)))
-                    } catch {
-                        return (i, .failure(error))
+                    // Bind the reply before building the tuple. `return (i, .success(try await …))`
+                    // in a task-group child is miscompiled by Swift 6.3's optimiser: `i`, evaluated
+                    // before the throwing `await` in the same expression, comes back wrong (0 or
+                    // garbage) in release builds only, and `advisors[o.index]` trapped ("Illegal
+                    // instruction"). Tests/e2e/test_writing.py runs council on the release build.
+                    let reply: Result<LLMResponse, LLMProviderError>
+                    do throws(LLMProviderError) { reply = .success(try await provider.complete(req)) } catch {
+                        reply = .failure(error)
                     }
+                    return (i, reply)
                 }
             }
             var all: [Outcome] = []
-            for await o in group {
+            for await o in group where advisors.indices.contains(o.index) {
                 all.append(o)
                 onPerspective?(Self.perspective(advisors[o.index], o.reply))
             }

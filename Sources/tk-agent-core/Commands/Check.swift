@@ -69,14 +69,14 @@ extension TKAgent {
             var totalWords = 0
             var totalBytes = 0
 
-            func check(bytes: [UInt8], display: String, project: PathBytes, fileName: String) {
+            func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
                 let t1 = clock.now
-                let (options, problems) = session.options(project: project, document: doc)
+                let (options, problems) = session.options(project: project, relative: relative, document: doc)
                 for p in problems { printError(p) }
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
-                let engine = HeuristicsEngine(options: options)
+                let engine = session.engine(for: options)
                 let t2 = clock.now
                 let findings = engine.findings(in: doc)
                 checkTime += clock.now - t2
@@ -93,7 +93,7 @@ extension TKAgent {
                     stdinDone = true
                     let data = FileHandle.standardInput.readDataToEndOfFile()
                     let project = CheckSession.projectRoot(startingAt: FileSystem.absolute(cwd))
-                    check(bytes: Array(data), display: "-", project: project, fileName: "stdin.md")
+                    check(bytes: Array(data), display: "-", project: project, relative: nil, fileName: "stdin.md")
                     continue
                 }
                 let abs = FileSystem.absolute(target, cwd: cwd)
@@ -130,7 +130,8 @@ extension TKAgent {
             func checkFile(_ path: PathBytes, display: String) {
                 do {
                     let bytes = try FileSystem.read(path, limit: 256 << 20)
-                    check(bytes: bytes, display: display, project: CheckSession.projectRoot(forFile: path),
+                    let project = CheckSession.projectRoot(forFile: path)
+                    check(bytes: bytes, display: display, project: project, relative: path.relative(to: project),
                           fileName: path.lastComponent.display)
                 } catch {
                     printError("\(display): cannot read (\(String(cString: strerror(error.code))))")

@@ -58,16 +58,11 @@ extension TKAgent.Journey {
             let actions = SuggestionLookup.actions()
             let loc = try SuggestionLookup.locate(file: file, actions: actions)
             let list = advisors.map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
-            let bytes = (try? FileSystem.read(loc.absolute, limit: 64 << 20)) ?? []
-            let tk = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display).frontMatter.tk
             let outcome: SidecarStore.Outcome
+            let tk: TKBlock
             do {
-                outcome = try actions.modify(loc) { sidecar in
-                    try JourneyEngine.set(&sidecar, stage: stage, storyType: storyType, advisors: list,
-                                          draftStage: draftStage, catalog: actions.catalog)
-                    JourneyEngine.applySettings(&sidecar.journey, tk: tk, config: actions.configuration(project: loc.project),
-                                                catalog: actions.catalog)
-                }
+                (outcome, tk) = try actions.setJourney(loc, stage: stage, storyType: storyType, advisors: list,
+                                                       draftStage: draftStage)
             } catch let e as JourneyError {
                 throw CLIError(e.description)
             } catch {

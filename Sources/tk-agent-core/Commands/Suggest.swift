@@ -123,13 +123,17 @@ extension TKAgent {
                     let index = next
                     next += 1
                     group.addTask {
-                        do throws(LLMProviderError) { return (index, .success(try await engine.run(req))) } catch {
-                            return (index, .failure(error))
+                        // Bound first: see CouncilEngine.run (a Swift 6.3 optimiser bug with
+                        // `(index, .success(try await …))` in a task-group child).
+                        let result: Result<SuggestResult, LLMProviderError>
+                        do throws(LLMProviderError) { result = .success(try await engine.run(req)) } catch {
+                            result = .failure(error)
                         }
+                        return (index, result)
                     }
                 }
                 for _ in 0..<limit { submit() }
-                for await (index, result) in group {
+                for await (index, result) in group where jobs.indices.contains(index) {
                     results[index] = result
                     if case .success(let r) = result, output.ndjson { printer.ndjson(r, doc: jobs[index].doc) }
                     submit()

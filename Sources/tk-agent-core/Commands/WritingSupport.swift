@@ -37,31 +37,21 @@ enum Writing {
         do { return try catalog.resolveStoryType(id) } catch { throw usageError(error.description) }
     }
 
-    /// The team for a document: explicit flags › the document's `tk:` block › the configuration › `general`.
+    /// The team for a document, by `DocumentSettings.resolve`: flags › the document's `tk:` block ›
+    /// `journey set` (when the document's sidecar is known) › the configuration › the story type's
+    /// defaults › `general`. Flags naming unknown ids exit 64 with one line.
     static func team(catalog: AdvisorCatalog, advisorIDs: [String], storyTypeID: String?, document: MarkdownDocument?,
-                     configuration: Configuration) throws -> Team {
-        let fm = document?.frontMatter.tk
-        var storyType: StoryType?
-        if let id = storyTypeID {
-            storyType = try Self.storyType(id, catalog: catalog)
-        } else if let id = fm?.storyType ?? configuration.storyType {
-            storyType = catalog.storyType(id)   // a stale id in a document is not the writer's typing error
-        }
-        var advisors: [Role]
-        if !advisorIDs.isEmpty {
-            advisors = try roles(advisorIDs, catalog: catalog)
-        } else if let ids = fm?.advisors, !ids.isEmpty {
-            advisors = ids.compactMap { catalog.role($0) }
-        } else if let storyType {
-            advisors = catalog.defaultAdvisors(for: storyType)
-        } else if let ids = configuration.advisors, !ids.isEmpty {
-            advisors = ids.compactMap { catalog.role($0) }
-        } else {
-            advisors = []
-        }
+                     configuration: Configuration, overrides: JourneyOverrides? = nil) throws -> Team {
+        if let id = storyTypeID { _ = try Self.storyType(id, catalog: catalog) }
+        if !advisorIDs.isEmpty { _ = try roles(advisorIDs, catalog: catalog) }
+        let settings = DocumentSettings.resolve(
+            flags: .init(storyType: storyTypeID, advisors: advisorIDs.isEmpty ? nil : advisorIDs),
+            frontMatter: document?.frontMatter.tk ?? TKBlock(), overrides: overrides, config: configuration, catalog: catalog)
+        // A stale id in a document is not the writer's typing error: it is left out.
+        let storyType = settings.storyType.flatMap { catalog.storyType($0) }
+        var advisors = settings.advisors.compactMap { catalog.role($0) }
         if advisors.isEmpty, let general = catalog.role("general") { advisors = [general] }
-        let stage = (fm?.draftStage ?? configuration.draftStage).flatMap { DraftStage(rawValue: $0) }
-        return Team(advisors: advisors, storyType: storyType, draftStage: stage)
+        return Team(advisors: advisors, storyType: storyType, draftStage: settings.draftStage)
     }
 
     /// Asks the model to assemble a team for a description; falls back to the keyword matcher when the

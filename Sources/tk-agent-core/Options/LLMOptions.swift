@@ -44,9 +44,6 @@ struct LLMOptions: ParsableArguments {
     /// The provider to use, or why there is none.
     func providerResult(configuration: Configuration) async throws -> Result<any LLMProvider, LLMProviderError> {
         let env = ProcessInfo.processInfo.environment
-        if let hook = env["TK_FAKE_PROVIDER_REPLIES"], !hook.isEmpty {
-            return .success(try HookProvider(file: hook, log: env["TK_FAKE_PROVIDER_LOG"]))
-        }
         var logger = Logger(label: "tk-agent")
         logger.logLevel = verbose ? .info : .error
         do throws(LLMProviderError) {

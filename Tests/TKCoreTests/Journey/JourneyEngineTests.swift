@@ -238,10 +238,10 @@ private func expectAnchored(_ s: Suggestion, in text: String, sourceLocation: So
         #expect(store.load(project: root, document: PathBytes("a.md"))?.content == Array("abc".utf8))
         #expect(store.documents(mentioning: "s1") == [DocumentLocation(project: root, relative: PathBytes("a.md"))])
         #expect(try db.journeyFacts(project: root)[PathBytes("a.md")] == JourneyFact(stage: .canvas, pendingSuggestions: 1))
-        store.moved(project: root, from: PathBytes("a.md"), to: PathBytes("b.md"))
+        try store.moved(project: root, from: PathBytes("a.md"), to: PathBytes("b.md"))
         #expect(store.load(project: root, document: PathBytes("a.md")) == nil)
         #expect(store.load(project: root, document: PathBytes("b.md"))?.sidecar?.suggestions.count == 1)
-        store.removed(project: root, document: PathBytes("b.md"))
+        try store.removed(project: root, document: PathBytes("b.md"))
         #expect(store.load(project: root, document: PathBytes("b.md")) == nil)
     }
 }

@@ -153,7 +153,7 @@ private func makeWatcher(_ options: TreeWatcherOptions = TreeWatcherOptions()) t
         let events = EventCollector(watcher)
         watcher.addRoot(tree.root)
         let problem = await events.wait { if case .problem = $0 { return true } else { return false } }
-        guard case .problem(let root, let message) = problem else {
+        guard case .problem(let root, _, let message) = problem else {
             Issue.record("no problem reported")
             return
         }

@@ -42,8 +42,8 @@ private func removed(_ s: String, _ r: PathBytes = root) -> WatchEvent { .remove
 
     @Test func problemsPassThrough() {
         let events: [WatchEvent] = [
-            .problem(root: root, message: "watch limit"), changed("/p/a.md"), .problemCleared(root: root),
-            .problem(root: root, message: "watch limit"),
+            .problem(root: root, kind: .watchLimit, message: "watch limit"), changed("/p/a.md"), .problemCleared(root: root),
+            .problem(root: root, kind: .watchLimit, message: "watch limit"),
         ]
         #expect(WatchEventCoalescer.coalesce(events) == events)
     }

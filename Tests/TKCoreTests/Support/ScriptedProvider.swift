@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+@testable import TKCore
 
-/// A provider that replays queued replies, for unit tests and dry runs. Records every request.
+/// A provider that replays queued replies, for unit tests (not shipped). Records every request.
 public final class ScriptedProvider: LLMProvider {
     public let name: String
     public let model: String

@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+@testable import TKCore
+
+@Suite struct DocumentOwnerTests {
+    func tempProject() throws -> (URL, PathBytes) {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-owner-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        return (dir, PathBytes(dir.path))
+    }
+
+    /// A save through the pipeline reaches the observers after the sidecar and the row are written,
+    /// with the bytes and their digest; a journey change reports the stage move; moves and removals too.
+    @Test func observersHearEveryChangeAfterItIsRecorded() throws {
+        let (dir, root) = try tempProject()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try AppDatabase.inMemory()
+        let observers = DocumentObservers()
+        let events = Mutex<[String]>([])
+        let rel = PathBytes("a.md")
+        observers.add { event in
+            var line = ""
+            switch event {
+            case .saved(_, let path, _, let previousSha, let bytes, let sha):
+                // Recorded before observers hear of it.
+                let recorded = (try? DocumentStateStore(database: db).derivations(project: root, paths: [path]))?[path]
+                #expect(recorded?.hasPrefix(sha) == true)
+                #expect(SHA256Digest.hex(bytes) == sha)
+                line = "saved \(path.display) \(previousSha == nil ? "new" : "changed")"
+            case .sidecarChanged(_, let path, let cause, _): line = "sidecar \(path.display) \(cause)"
+            case .stageChanged(_, let path, let from, let to, _): line = "stage \(path.display) \(from.rawValue)→\(to.rawValue)"
+            case .roundStarted(_, let path, let id): line = "round \(path.display) \(id)"
+            case .moved(_, let from, let to): line = "moved \(from.display)→\(to.display)"
+            case .removed(_, let path): line = "removed \(path.display)"
+            }
+            events.withLock { $0.append(line) }
+        }
+        let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(),
+                                        catalog: .builtIn, observers: observers)
+        let bytes = Array("# A\n\nThe report was written by the team.\n".utf8)
+        try FileSystem.writeAtomically(bytes, to: root.appending(rel))
+        let doc = MarkdownDocument(bytes: bytes, fileName: "a.md")
+        let problems = pipeline.apply([.updated(relative: rel, document: doc, sha256: SHA256Digest.hex(bytes), previousSha256: nil)],
+                                      root: root, config: .defaults)
+        #expect(problems[rel] == .some(nil))
+        #expect(events.withLock { $0 } == ["sidecar a.md contentIndexed", "saved a.md new"])
+
+        let actions = JourneyActions(paths: Paths.resolve(environment: ["TK_DATA_DIR": dir.path + "/data"]), database: db,
+                                     sidecars: SidecarStore(), catalog: .builtIn, environment: [:], observers: observers)
+        _ = try actions.setJourney(DocumentLocation(project: root, relative: rel), stage: "final", storyType: nil,
+                                   advisors: nil, draftStage: nil)
+        #expect(events.withLock { Array($0.suffix(2)) } == ["sidecar a.md journeySet", "stage a.md draft→final"])
+
+        try FileSystem.rename(root.appending(rel), to: root.appending("b.md"))
+        _ = pipeline.apply([.moved(from: rel, to: PathBytes("b.md"), document: doc, sha256: SHA256Digest.hex(bytes))],
+                           root: root, config: .defaults)
+        #expect(events.withLock { $0 }.contains("moved a.md→b.md"))
+        #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes("b.md"))) != nil)
+        _ = pipeline.apply([.deleted(relative: PathBytes("b.md"), previousSha256: SHA256Digest.hex(bytes))],
+                           root: root, config: .defaults)
+        #expect(events.withLock { $0.last } == "removed b.md")
+        #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes("b.md"))) == nil)
+    }
+
+    /// The indexer reports unchanged documents whose recorded derivation is stale (another process
+    /// indexed them, or the settings changed), so the agent derives their sidecars again.
+    @Test func staleDerivationsAreReportedForUnchangedDocuments() throws {
+        let (dir, root) = try tempProject()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try AppDatabase.inMemory()
+        try FileSystem.writeAtomically(Array("# One\n\nText.\n".utf8), to: root.appending("one.md"))
+        let indexer = Indexer(database: db, logger: Logger(label: "test"))
+        let projectID = try db.projectID(for: root)
+        // `tk-agent index`: no pipeline, no sidecar.
+        _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
+                             maxFileBytes: 1 << 20)
+        let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(), catalog: .builtIn)
+        var config = Configuration.defaults
+        func agentScan() throws -> [PathBytes] {
+            var seen: [PathBytes] = []
+            _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
+                                 maxFileBytes: 1 << 20, stale: pipeline.staleDerivations(root: root, config: config)) { changes in
+                _ = pipeline.apply(changes, root: root, config: config)
+                for case .updated(let rel, _, _, _) in changes { seen.append(rel) }
+            }
+            return seen
+        }
+        #expect(try agentScan() == [PathBytes("one.md")])
+        #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes("one.md"))) != nil)
+        #expect(try agentScan() == [])
+        config.heuristics.maxSentenceWords = 5
+        #expect(try agentScan() == [PathBytes("one.md")])
+    }
+}
