@@ -102,8 +102,10 @@ public actor Agent {
         return [FileSystem.absolute(".")]
     }
 
-    /// Runs until cancelled (graceful shutdown).
-    public func run() async throws {
+    /// The agent's parts as services for one `ServiceGroup` (`AgentServices.swift`): status,
+    /// extensions (the review queue), signals, indexing with the document pipeline, watching. The
+    /// group starts them in this order and stops them in the reverse one.
+    public func services() throws -> [any Service] {
         let paths = options.paths
         let environment = options.environment
         let watcher = try TreeWatcher(
@@ -121,51 +123,16 @@ public actor Agent {
         try applyProjects(watcher: watcher)
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
+        var list: [any Service] = [StatusService(agent: self, nudge: nudge)]
+        list += extensions.map { ExtensionService(agentExtension: $0) }
+        list.append(SignalService(agent: self, watcher: watcher, signals: signals, extensions: extensions))
+        list.append(IndexService(agent: self, settler: settler))
+        list.append(WatchService(agent: self, watcher: watcher, settler: settler))
+        return list
+    }
 
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { [weak self] in
-                for await event in watcher.events() {
-                    guard let self else { return }
-                    await self.handle(event, settler: settler)
-                }
-            }
-            group.addTask { [weak self] in
-                for await batch in settler.released {
-                    guard let self else { return }
-                    await self.process(batch)
-                    await self.setPending(settler.pendingCount)
-                }
-            }
-            group.addTask { [weak self] in
-                for await sig in signals.stream {
-                    guard let self else { return }
-                    if sig == SIGHUP { await self.reload(watcher: watcher) }
-                    await self.statusChanged()
-                    for ext in self.extensions { await ext.wake() }
-                }
-            }
-            for ext in extensions {
-                group.addTask { await ext.run() }
-            }
-            let nudges = nudge.stream
-            group.addTask { [weak self] in
-                for await _ in nudges {
-                    await self?.markStatusDirty()
-                }
-            }
-            group.addTask {
-                // Wait for cancellation (graceful shutdown), then stop the streams.
-                await withTaskCancellationHandler {
-                    await Task.never()
-                } onCancel: {
-                    watcher.shutdown()
-                    settler.finish()
-                    signals.cancel()
-                    self.nudge.finish()
-                }
-            }
-            await group.waitForAll()
-        }
+    /// The last status of a run (`running: false`), written when the status service stops.
+    func writeFinalStatus() async {
         statusTask?.cancel()
         var final = await fullSnapshot()
         final.running = false
@@ -442,25 +409,6 @@ public actor Agent {
 
     /// Lets an extension ask for a status refresh (a round started or finished).
     public func statusChanged() { markStatusDirty() }
-}
-
-/// Runs the agent as a `Service`, so that SIGTERM/SIGINT end it gracefully.
-public struct AgentService: Service {
-    let agent: Agent
-    public init(agent: Agent) { self.agent = agent }
-    public func run() async throws {
-        try await cancelWhenGracefulShutdown {
-            try await agent.run()
-        }
-    }
-}
-
-extension Task where Success == Never, Failure == Never {
-    /// Suspends until the task is cancelled.
-    static func never() async {
-        let stream = AsyncStream<Void> { _ in }
-        for await _ in stream {}
-    }
 }
 
 #if canImport(Glibc)

@@ -46,8 +46,12 @@ extension TKAgent {
             } catch {
                 throw CLIError("cannot start: \(error)")
             }
+            let services: [any Service]
+            do { services = try await agent.services() } catch {
+                throw CLIError("cannot start: \(error)")
+            }
             let group = ServiceGroup(
-                services: [AgentService(agent: agent)],
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger)
             try await group.run()

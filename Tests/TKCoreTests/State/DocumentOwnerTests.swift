@@ -45,7 +45,7 @@ import Testing
         let problems = pipeline.apply([.updated(relative: rel, document: doc, sha256: SHA256Digest.hex(bytes), previousSha256: nil)],
                                       root: root, config: .defaults)
         #expect(problems[rel] == .some(nil))
-        #expect(events.withLock { $0 } == ["sidecar a.md contentIndexed", "saved a.md new"])
+        #expect(events.withLock { $0 } == ["sidecar a.md contentIndexed", "stage a.md canvas→draft", "saved a.md new"])
 
         let actions = JourneyActions(paths: Paths.resolve(environment: ["TK_DATA_DIR": dir.path + "/data"]), database: db,
                                      sidecars: SidecarStore(), catalog: .builtIn, environment: [:], observers: observers)
@@ -81,10 +81,11 @@ import Testing
         func agentScan() throws -> [PathBytes] {
             var seen: [PathBytes] = []
             _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
-                                 maxFileBytes: 1 << 20, stale: pipeline.staleDerivations(root: root, config: config)) { changes in
-                _ = pipeline.apply(changes, root: root, config: config)
-                for case .updated(let rel, _, _, _) in changes { seen.append(rel) }
-            }
+                                 maxFileBytes: 1 << 20, stale: pipeline.staleDerivations(root: root, config: config),
+                                 onChanges: { changes in
+                                     _ = pipeline.apply(changes, root: root, config: config)
+                                     for case .updated(let rel, _, _, _) in changes { seen.append(rel) }
+                                 })
             return seen
         }
         #expect(try agentScan() == [PathBytes("one.md")])
