@@ -11,7 +11,8 @@ extension TKAgent {
             Folders are searched for .md and .markdown documents with the agent's rules: hidden files and \
             folders, node_modules, editor temporary files, the project's watch.ignore globs and files over \
             watch.max_file_bytes are skipped, and symbolic links are not followed. Use - for standard input. \
-            The nearest project's .tk/config.json "heuristics" settings apply. Silence findings in a document with <!-- tk-ignore --> … <!-- tk-end-ignore -->, \
+            The nearest project's .tk/config.json "heuristics" settings apply, with the story type and the \
+            quick tips of the advisors the document resolves to (as in the agent's sidecar). Silence findings in a document with <!-- tk-ignore --> … <!-- tk-end-ignore -->, \
             <!-- tk-ignore-next-line --> or <!-- tk-ignore passive,adverb --> (next paragraph).
             Exit status: 0 ok, 1 a file could not be read, 2 with --strict when anything was found.
             """
