@@ -23,13 +23,17 @@ public enum LSPStdio {
                 if n < 0 && errno == EINTR { continue }
                 if n <= 0 { break }
                 framer.append(chunk[0..<n])
-                while let item = framer.next() {
+                // Everything this read completed: cancellations are marked first, so a request and
+                // its cancel that arrive together are answered "cancelled".
+                var items: [LSPFramer.Item] = []
+                while let item = framer.next() { items.append(item) }
+                for item in items {
                     if case .message(let body) = item, Self.isCancel(body),
                        case .success(.notification(_, let params)) = JSONRPCMessage.decode(body), let id = params["id"] {
                         cancellations.cancel(id)
                     }
-                    continuation.yield(item)
                 }
+                for item in items { continuation.yield(item) }
             }
             continuation.finish()
         }

@@ -57,7 +57,7 @@ private func drain(_ f: inout LSPFramer) -> [LSPFramer.Item] {
         #expect(drain(&f) == [.message(Array("{}".utf8))])
     }
 
-    @Test func decodeClassifiesMessages() {
+    @Test func decodeClassifiesMessages() throws {
         func d(_ s: String) -> Result<JSONRPCMessage, JSONRPCFailure> { JSONRPCMessage.decode(Array(s.utf8)) }
         #expect(try d(#"{"jsonrpc":"2.0","id":3,"method":"shutdown"}"#).get() == .request(id: 3, method: "shutdown", params: .null))
         #expect(try d(#"{"jsonrpc":"2.0","method":"exit"}"#).get() == .notification(method: "exit", params: .null))

@@ -38,7 +38,7 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
     let text = "# Café ☕\n\nThe cake was eaten by the dog. 😀 It was very good.\n"
 
     @Test func diagnosticsUseUTF16ByDefaultAndBytesWhenOffered() async throws {
-        for (enc, expected) in [("utf-16", 4), ("utf-8", 4)] {
+        for (enc, expected) in [("utf-16", 9), ("utf-8", 9)] {   // "The cake was eaten": ASCII before it
             let root = tempDir()
             let sent = Sent()
             let s = makeServer(root, sent: sent)
@@ -194,12 +194,12 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
         let passive = try #require(findings.first { $0.rule == "passive" })
         let src = [CheckFormats.Source(path: "notes/x y.md", bytes: bytes, findings: [passive])]
         let line = try JSONValue.parse(Array(CheckFormats.rdjsonl(src).utf8))
-        #expect(line["location"]?["range"]?["start"]?["column"]?.intValue == "Café 😀: ".utf8.count + 1)
+        #expect(line["location"]?["range"]?["start"]?["column"]?.intValue == "Café 😀: the cake ".utf8.count + 1)
         #expect(line["code"]?["value"]?.stringValue == "passive")
         let sarif = CheckFormats.sarif(src, version: "1")
         let result = sarif["runs"]?.arrayValue?.first?["results"]?.arrayValue?.first
         #expect(result?["locations"]?.arrayValue?.first?["physicalLocation"]?["region"]?["startColumn"]?.intValue
-                == "Café 😀: ".unicodeScalars.count + 1)
+                == "Café 😀: the cake ".unicodeScalars.count + 1)
         #expect(result?["locations"]?.arrayValue?.first?["physicalLocation"]?["artifactLocation"]?["uri"]?.stringValue == "notes/x%20y.md")
     }
 }
