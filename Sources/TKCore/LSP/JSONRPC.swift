@@ -191,9 +191,60 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         return nil
     }
 
-    /// Compact JSON bytes (for the wire).
+    /// Compact JSON bytes (for the wire), written directly: several times faster than
+    /// `JSONEncoder` for the thousands of diagnostics of a big document. Keys are sorted.
     public var wireBytes: [UInt8] {
-        (try? JSON.encode(self, pretty: false)) ?? Array("null".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(256)
+        Self.write(self, to: &out)
+        return out
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private static func write(_ v: JSONValue, to out: inout [UInt8]) {
+        switch v {
+        case .null: out += [110, 117, 108, 108]
+        case .bool(let b): out += b ? Array("true".utf8) : Array("false".utf8)
+        case .number(let n):
+            if n.rounded() == n, abs(n) < 1e15 { out += Array(String(Int64(n)).utf8) }
+            else if n.isFinite { out += Array("\(n)".utf8) }
+            else { out += [110, 117, 108, 108] }
+        case .string(let s): writeString(s, to: &out)
+        case .array(let a):
+            out.append(91)
+            for (i, x) in a.enumerated() {
+                if i > 0 { out.append(44) }
+                write(x, to: &out)
+            }
+            out.append(93)
+        case .object(let o):
+            out.append(123)
+            for (i, k) in o.keys.sorted().enumerated() {
+                if i > 0 { out.append(44) }
+                writeString(k, to: &out)
+                out.append(58)
+                write(o[k]!, to: &out)
+            }
+            out.append(125)
+        }
+    }
+
+    private static func writeString(_ s: String, to out: inout [UInt8]) {
+        out.append(34)
+        for b in s.utf8 {
+            switch b {
+            case 34: out += [92, 34]
+            case 92: out += [92, 92]
+            case 10: out += [92, 110]
+            case 13: out += [92, 114]
+            case 9: out += [92, 116]
+            case 0..<32:
+                out += [92, 117, 48, 48, hexDigits[Int(b >> 4)], hexDigits[Int(b & 15)]]
+            default: out.append(b)
+            }
+        }
+        out.append(34)
     }
 
     static func int(_ n: Int) -> JSONValue { .number(Double(n)) }

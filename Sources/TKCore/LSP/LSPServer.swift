@@ -57,11 +57,12 @@ public actor LSPServer {
     var watchTask: Task<Void, Never>?
     /// Called with the exit status when the client sends `exit`.
     let onExit: @Sendable (Int32) -> Void
-    /// Sidecar poll interval.
+    /// How often sidecars are looked at without an inotify event (folders created later, no inotify).
     let pollInterval: Duration
+    let watcher = LSPSidecarWatcher()
 
     public init(output: LSPOutput, actions: LSPDocumentActions, cancellations: LSPCancellations = LSPCancellations(),
-                pollInterval: Duration = .milliseconds(250), onExit: @escaping @Sendable (Int32) -> Void) {
+                pollInterval: Duration = .milliseconds(500), onExit: @escaping @Sendable (Int32) -> Void) {
         self.output = output; self.actions = actions; self.cancellations = cancellations
         self.pollInterval = pollInterval; self.onExit = onExit
     }
@@ -198,6 +199,7 @@ public actor LSPServer {
             doc.location = actions.locate(file: path)
         }
         doc.loadSidecar(actions: actions)
+        if let loc = doc.location { watcher.watch(folder: actions.sidecarPath(loc).parent) }
         documents[uri] = doc
         lintNow(uri)
     }
@@ -283,6 +285,9 @@ public actor LSPServer {
 
     func startWatching() {
         let interval = pollInterval
+        watcher.start { [weak self] in
+            Task { await self?.pollSidecars() }
+        }
         watchTask = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)
@@ -300,7 +305,9 @@ public actor LSPServer {
                 doc.location = actions.locate(file: path)
             }
             guard let loc = doc.location else { continue }
-            let st = FileSystem.lstatIfExists(actions.sidecarPath(loc))
+            let sidecarPath = actions.sidecarPath(loc)
+            watcher.watch(folder: sidecarPath.parent)
+            let st = FileSystem.lstatIfExists(sidecarPath)
             let stamp = st.map { [$0.mtimeNs, $0.size] }
             guard stamp != doc.sidecarStamp else { continue }
             let before = doc.knownSuggestionIDs
