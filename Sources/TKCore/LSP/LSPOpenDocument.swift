@@ -20,6 +20,8 @@ struct LSPOpenDocument: Sendable {
     var knownSuggestionIDs: Set<String> = []
     var sidecarStamp: [Int64]?
     var diagnostics: [JSONValue] = []
+    /// The buffer version the last push described.
+    var publishedVersion: Int?
     var resultID = 0
     var dirty = true
     var lintTask: Task<Void, Never>?

@@ -251,10 +251,10 @@ public actor LSPServer {
     func lintNow(_ uri: String) {
         guard documents[uri] != nil else { return }
         let changed = documents[uri]!.relint(actions: actions, settings: settings, encoding: encoding)
-        guard changed else { return }
         if clientPulls {
-            if clientRefreshes { sendRequest("workspace/diagnostic/refresh", .null) }
-        } else {
+            if changed && clientRefreshes { sendRequest("workspace/diagnostic/refresh", .null) }
+        } else if changed || documents[uri]!.publishedVersion != documents[uri]!.version {
+            // Every new version gets its push, so a client can tell its diagnostics are current.
             publish(uri)
         }
     }
@@ -263,6 +263,7 @@ public actor LSPServer {
         guard let doc = documents[uri] else { return }
         var params: [String: JSONValue] = ["uri": .string(uri), "diagnostics": .array(doc.diagnostics)]
         params["version"] = .int(doc.version)
+        documents[uri]?.publishedVersion = doc.version
         output.send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": .object(params)])
     }
 
