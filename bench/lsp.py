@@ -76,8 +76,8 @@ def run_lsp(binary, text, edits, debounce, env):
                 "textDocument": {"uri": uri, "version": version},
                 "contentChanges": [{"range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 0}},
                                     "text": "Very "}]})
-            m = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version
-                       and c.messages.index(m) >= mark, timeout=30)
+            m = c.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics" and m["params"].get("version") == version,
+                       timeout=30, after=mark)
             lat.append((time.perf_counter() - t0) * 1000)
             counts.append(len(m["params"]["diagnostics"]))
         c.close()

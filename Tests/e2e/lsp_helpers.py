@@ -67,11 +67,12 @@ class LSPClient:
         return self.response(self.request_async(method, params), timeout)
 
     # -- receiving --
-    def wait(self, pred, timeout=10, what="message"):
+    def wait(self, pred, timeout=10, what="message", after=0):
+        """The first message (from index `after` on) that satisfies pred."""
         deadline = time.monotonic() + timeout
         with self.cond:
             while True:
-                for m in self.messages:
+                for m in self.messages[after:]:
                     if pred(m):
                         return m
                 left = deadline - time.monotonic()
@@ -86,8 +87,8 @@ class LSPClient:
         """The first publishDiagnostics for uri (after message index `after`) whose list satisfies pred."""
         def ok(m):
             return (m.get("method") == "textDocument/publishDiagnostics" and m["params"]["uri"] == uri
-                    and self.messages.index(m) >= after and pred(m["params"]["diagnostics"]))
-        return self.wait(ok, timeout, f"diagnostics for {uri}")["params"]["diagnostics"]
+                    and pred(m["params"]["diagnostics"]))
+        return self.wait(ok, timeout, f"diagnostics for {uri}", after)["params"]["diagnostics"]
 
     def mark(self):
         with self.cond:
