@@ -17,6 +17,7 @@ struct TKAgent: AsyncParsableCommand {
             ]),
             CommandGroup(name: "Write", subcommands: [Suggest.self, Council.self, Ask.self, Pipe.self, Export.self]),
             CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self]),
+            CommandGroup(name: "Editors", subcommands: [Lsp.self]),
         ]
     )
 

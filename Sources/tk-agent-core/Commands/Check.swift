@@ -19,13 +19,13 @@ extension TKAgent {
         )
 
         enum Format: String, ExpressibleByArgument, CaseIterable {
-            case text, json, line
+            case text, json, line, rdjsonl, sarif
         }
 
         @Argument(help: "Files, folders, or - for standard input.", completion: .file(extensions: ["md", "markdown"]))
         var paths: [String] = []
 
-        @Option(name: .long, help: "Output format: text, json or line.")
+        @Option(name: .long, help: "Output format: text, json, line, rdjsonl (reviewdog) or sarif (SARIF 2.1.0).")
         var format: Format?
 
         @Flag(name: .long, help: "Same as --format json.")
@@ -62,6 +62,7 @@ extension TKAgent {
             let cwd = FileManager.default.currentDirectoryPath
             var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)
             var report = CheckReport()
+            var sources: [CheckFormats.Source] = []
             var failed = false
 
             let clock = ContinuousClock()
@@ -85,6 +86,7 @@ extension TKAgent {
                 totalWords += doc.wordCount
                 totalBytes += bytes.count
                 report.files.append(CheckReport.File(path: display, findings: findings))
+                if fmt == .rdjsonl || fmt == .sarif { sources.append(CheckFormats.Source(path: display, bytes: bytes, findings: findings)) }
             }
 
             var stdinDone = false
@@ -154,6 +156,10 @@ extension TKAgent {
                 FileHandle.standardOutput.write(Data(try JSON.encode(report)))
             case .line:
                 FileHandle.standardOutput.write(Data(report.lines().utf8))
+            case .rdjsonl:
+                FileHandle.standardOutput.write(Data(CheckFormats.rdjsonl(sources).utf8))
+            case .sarif:
+                FileHandle.standardOutput.write(Data(try JSON.encode(CheckFormats.sarif(sources, version: TKVersion.string))))
             case .text:
                 // Nothing checked because every target failed: the error lines say it all.
                 if !(failed && report.files.isEmpty) {

@@ -1,0 +1,162 @@
+/// Quick findings for an open buffer, re-linting only the paragraphs that changed.
+///
+/// Small documents (under `chunkThreshold` bytes) are linted whole, exactly as `tk-agent check`
+/// does. Bigger ones are cut into paragraphs at blank lines (never inside front matter or a fenced
+/// code block); each paragraph's findings are cached by the hash of its bytes, so a keystroke
+/// re-lints one paragraph and reuses the rest. `<!-- tk-ignore -->` regions and
+/// `<!-- tk-ignore-file -->` that span paragraphs are applied over the whole buffer afterwards.
+public struct LSPLinter: Sendable {
+    public static let chunkThreshold = 32 * 1024
+
+    struct Key: Hashable { var hash: Int; var count: Int }
+
+    private var cache: [Key: [Finding]] = [:]
+    private var cachedOptions: HeuristicsOptions?
+    /// Paragraphs linted by the last call (the rest came from the cache).
+    public private(set) var lastLinted = 0
+    public private(set) var lastChunks = 0
+
+    public init() {}
+
+    /// The findings of `bytes`, in document order, with offsets into `bytes`.
+    public mutating func findings(_ bytes: [UInt8], options: HeuristicsOptions, fileName: String) -> [Finding] {
+        let engine = HeuristicsEngine(options: options)
+        guard bytes.count >= Self.chunkThreshold else {
+            lastLinted = 1; lastChunks = 1
+            return engine.findings(in: MarkdownDocument(bytes: bytes, fileName: fileName))
+        }
+        if cachedOptions != options { cache.removeAll(); cachedOptions = options }
+        let chunks = Self.chunks(bytes)
+        var next: [Key: [Finding]] = [:]
+        next.reserveCapacity(chunks.count)
+        var out: [Finding] = []
+        var linted = 0
+        bytes.withUnsafeBufferPointer { p in
+            for r in chunks {
+                let slice = UnsafeBufferPointer(rebasing: p[r])
+                var h = Hasher()
+                h.combine(bytes: UnsafeRawBufferPointer(slice))
+                let key = Key(hash: h.finalize(), count: r.count)
+                let local: [Finding]
+                if let hit = cache[key] ?? next[key] {
+                    local = hit
+                } else {
+                    local = engine.findings(in: MarkdownDocument(bytes: Array(slice), fileName: fileName))
+                    linted += 1
+                }
+                next[key] = local
+                for var f in local {
+                    f.start += r.lowerBound
+                    f.end += r.lowerBound
+                    out.append(f)
+                }
+            }
+        }
+        cache = next
+        lastLinted = linted
+        lastChunks = chunks.count
+        let silences = Self.spanningSilences(bytes)
+        if silences.isEmpty { return out }
+        return out.filter { f in
+            !silences.contains { s in
+                s.range.contains(f.start)
+                    && (s.names == nil || s.names!.contains(f.rule) || s.names!.contains(f.category.rawValue) || s.names!.contains("all"))
+            }
+        }
+    }
+
+    /// Paragraph ranges covering all of `bytes`: each ends after a blank line, except inside the
+    /// front matter and fenced code blocks.
+    static func chunks(_ bytes: [UInt8]) -> [Range<Int>] {
+        var out: [Range<Int>] = []
+        let n = bytes.count
+        var chunkStart = 0
+        var i = 0
+        // Front matter: the first chunk runs to its closing line.
+        if n >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45, bytes[3] == 10 || bytes[3] == 13 {
+            var j = 4
+            while j < n {
+                let lineEnd = bytes[j..<n].firstIndex(of: 10) ?? n
+                var k = j
+                var dashes = 0, dots = 0
+                while k < lineEnd, bytes[k] == 45 { dashes += 1; k += 1 }
+                while k < lineEnd, bytes[k] == 46 { dots += 1; k += 1 }
+                if (dashes == 3 || dots == 3) && (k == lineEnd || (k + 1 == lineEnd && bytes[k] == 13)) {
+                    i = min(n, lineEnd + 1)
+                    break
+                }
+                j = lineEnd + 1
+            }
+        }
+        var fence: (char: UInt8, count: Int)?
+        var previousBlank = false
+        while i < n {
+            let lineEnd = bytes[i..<n].firstIndex(of: 10) ?? n
+            // Fence open / close.
+            var k = i, indent = 0
+            while k < lineEnd, bytes[k] == 32, indent < 4 { k += 1; indent += 1 }
+            var blank = true
+            for b in bytes[i..<lineEnd] where b != 32 && b != 9 && b != 13 { blank = false; break }
+            if indent < 4, k < lineEnd, bytes[k] == 96 || bytes[k] == 126 {
+                let c = bytes[k]
+                var m = k
+                while m < lineEnd, bytes[m] == c { m += 1 }
+                let count = m - k
+                if count >= 3 {
+                    if let f = fence {
+                        if f.char == c && count >= f.count { fence = nil }
+                    } else {
+                        fence = (c, count)
+                    }
+                }
+            }
+            let next = min(n, lineEnd + 1)
+            if fence == nil && !blank && previousBlank && i > chunkStart {
+                out.append(chunkStart..<i)
+                chunkStart = i
+            }
+            previousBlank = blank && fence == nil
+            i = next
+        }
+        if chunkStart < n || out.isEmpty { out.append(chunkStart..<n) }
+        return out
+    }
+
+    struct Silence { var range: Range<Int>; var names: Set<String>? }
+
+    /// `<!-- tk-ignore -->` … `<!-- tk-end-ignore -->` regions and `<!-- tk-ignore-file … -->`
+    /// anywhere in the buffer (the per-paragraph pass sees only comments inside the paragraph).
+    static func spanningSilences(_ bytes: [UInt8]) -> [Silence] {
+        var out: [Silence] = []
+        var open: Int?
+        var i = 0
+        let n = bytes.count
+        while i + 4 <= n {
+            guard bytes[i] == 60, bytes[i + 1] == 33, bytes[i + 2] == 45, bytes[i + 3] == 45 else { i += 1; continue }
+            var j = i + 4
+            var close = -1
+            while j + 3 <= n {
+                if bytes[j] == 45, bytes[j + 1] == 45, bytes[j + 2] == 62 { close = j; break }
+                j += 1
+            }
+            guard close >= 0 else { break }
+            let inner = String(decoding: bytes[(i + 4)..<close], as: UTF8.self)
+            let words = inner.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" })
+            let head = words.first?.lowercased() ?? ""
+            let rest = words.dropFirst().flatMap { $0.split(separator: ",") }.map { $0.lowercased() }.filter { !$0.isEmpty }
+            switch head {
+            case "tk-ignore" where rest.isEmpty:
+                if open == nil { open = close + 3 }
+            case "tk-end-ignore":
+                if let o = open { out.append(Silence(range: o..<max(o, i), names: nil)); open = nil }
+            case "tk-ignore-file":
+                out.append(Silence(range: 0..<n, names: rest.isEmpty ? nil : Set(rest)))
+            default:
+                break
+            }
+            i = close + 3
+        }
+        if let o = open { out.append(Silence(range: o..<n, names: nil)) }
+        return out
+    }
+}

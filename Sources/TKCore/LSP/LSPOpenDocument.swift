@@ -1,0 +1,185 @@
+import Foundation
+
+/// One document open in the editor: its unsaved buffer, its findings, the pending suggestions of
+/// its sidecar re-anchored in the buffer, and the diagnostics last computed.
+struct LSPOpenDocument: Sendable {
+    let uri: String
+    var version: Int
+    var buffer: LSPTextBuffer
+    var path: PathBytes?
+    /// The project whose configuration applies (also for a file not saved yet).
+    var project: PathBytes?
+    /// Set once the file exists on disk: where its sidecar lives.
+    var location: DocumentLocation?
+    var linter = LSPLinter()
+    var findings: [Finding] = []
+    /// Pending suggestions of the sidecar, each with its current byte range in the buffer (nil: its
+    /// passage is not in the buffer any more).
+    var pending: [Suggestion] = []
+    var anchors: [String: Range<Int>] = [:]
+    var knownSuggestionIDs: Set<String> = []
+    var sidecarStamp: [Int64]?
+    var diagnostics: [JSONValue] = []
+    /// The buffer version the last push described.
+    var publishedVersion: Int?
+    var resultID = 0
+    var dirty = true
+    var lintTask: Task<Void, Never>?
+    /// Set when the buffer is over the size limit (the one diagnostic says so).
+    var tooBig: Int?
+    /// The project's configuration, read again on save, on a sidecar change and on new settings.
+    var config: LoadedConfiguration?
+
+    init(uri: String, text: String, version: Int) {
+        self.uri = uri
+        self.version = version
+        buffer = LSPTextBuffer(text)
+    }
+
+    var fileName: String { path?.lastComponent.display ?? "untitled.md" }
+
+    // MARK: Edits
+
+    mutating func apply(range: LSPRange, text: String, encoding: LSPPositionEncoding) {
+        let r = buffer.byteRange(range, encoding: encoding)
+        let new = Array(text.utf8)
+        buffer.replace(r, with: new)
+        let delta = new.count - r.count
+        // Suggestions after the edit move with it; one the edit touches is re-anchored at lint time.
+        for (id, a) in anchors {
+            if a.lowerBound >= r.upperBound {
+                anchors[id] = (a.lowerBound + delta)..<(a.upperBound + delta)
+            } else if a.upperBound > r.lowerBound {
+                anchors[id] = a   // overlapping: checked against original_text when linting
+            }
+        }
+        dirty = true
+    }
+
+    mutating func replaceAll(_ text: String) {
+        buffer = LSPTextBuffer(text)
+        dirty = true
+    }
+
+    // MARK: Sidecar
+
+    /// Reads the sidecar's pending suggestions, positioned against the file on disk.
+    mutating func loadSidecar(actions: LSPDocumentActions) {
+        config = nil
+        guard let loc = location else { pending = []; anchors = [:]; return }
+        let st = FileSystem.lstatIfExists(actions.sidecarPath(loc))
+        sidecarStamp = st.map { [$0.mtimeNs, $0.size] }
+        guard let sidecar = actions.sidecar(loc) else { pending = []; anchors = [:]; dirty = true; return }
+        pending = sidecar.suggestions.filter { $0.status == .pending }
+        knownSuggestionIDs = Set(sidecar.suggestions.map(\.id))
+        var next: [String: Range<Int>] = [:]
+        for s in pending {
+            if let start = s.start, let end = s.end, start <= end { next[s.id] = start..<end }
+        }
+        anchors = next
+        dirty = true
+    }
+
+    /// The range of the suggestion's `original_text` in the buffer: at its tracked range if the
+    /// text is still there, else its nearest exact occurrence; nil when it is gone.
+    mutating func anchor(_ s: Suggestion) -> Range<Int>? {
+        let needle = Array(s.originalText.utf8)
+        guard !needle.isEmpty else { return nil }
+        let bytes = buffer.bytes
+        let hint = anchors[s.id]
+        if let h = hint, h.lowerBound >= 0, h.upperBound <= bytes.count, h.count == needle.count,
+           bytes[h].elementsEqual(needle) {
+            return h
+        }
+        let target = hint?.lowerBound ?? 0
+        var best: Int?
+        bytes.withUnsafeBufferPointer { p in
+            let n = p.count, m = needle.count
+            guard m <= n else { return }
+            let first = needle[0]
+            var i = 0
+            while i <= n - m {
+                if p[i] == first {
+                    var k = 1
+                    while k < m, p[i + k] == needle[k] { k += 1 }
+                    if k == m {
+                        if best == nil || abs(i - target) < abs(best! - target) { best = i }
+                        if i > target { break }
+                    }
+                }
+                i += 1
+            }
+        }
+        guard let b = best else { anchors[s.id] = nil; return nil }
+        let r = b..<(b + needle.count)
+        anchors[s.id] = r
+        return r
+    }
+
+    // MARK: Linting
+
+    /// Lints the buffer and rebuilds the diagnostics. Returns whether they changed.
+    mutating func relint(actions: LSPDocumentActions, settings: LSPSettings, encoding: LSPPositionEncoding) -> Bool {
+        dirty = false
+        let projectRoot = project ?? CheckSession.projectRoot(startingAt: FileSystem.absolute(FileManager.default.currentDirectoryPath))
+        let loaded = config ?? actions.configuration(project: projectRoot)
+        config = loaded
+        let limit = settings.maxFileBytes ?? max(1, loaded.config.watch.maxFileBytes)
+        var out: [JSONValue] = []
+        if buffer.bytes.count > limit {
+            tooBig = buffer.bytes.count
+            findings = []
+            out.append([
+                "range": LSPRange(start: LSPPosition(line: 0, character: 0), end: LSPPosition(line: 0, character: 0)).json,
+                "severity": 3, "source": "tk-agent", "code": "too_large",
+                "message": .string("This document is \(buffer.bytes.count) bytes, over the limit of \(limit) (watch.max_file_bytes, or the tk-agent.maxFileBytes setting): tk-agent does not check it."),
+            ])
+        } else {
+            tooBig = nil
+            let storyType = Self.frontMatterStoryType(buffer.bytes) ?? loaded.config.storyType
+            let options = settings.options(HeuristicsOptions(configuration: loaded.config.heuristics, storyType: storyType))
+            findings = linter.findings(buffer.bytes, options: options, fileName: fileName)
+            out.reserveCapacity(findings.count + pending.count)
+            for f in findings {
+                guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }
+                var data: [String: JSONValue] = ["kind": "finding", "rule": .string(f.rule), "category": .string(f.category.rawValue)]
+                if !f.replacements.isEmpty { data["replacements"] = .array(f.replacements.map { .string($0) }) }
+                out.append([
+                    "range": buffer.range(f.start..<f.end, encoding: encoding).json,
+                    "severity": .int(sev), "source": "tk-agent", "code": .string(f.rule),
+                    "message": .string(f.message), "data": .object(data),
+                ])
+            }
+        }
+        if settings.showSuggestions {
+            for s in pending {
+                guard let r = anchor(s) else { continue }
+                let advisor = actions.advisorName(s.advisorId)
+                let rewrite = s.suggestedText.isEmpty ? "remove “\(Self.short(s.originalText))”" : "“\(Self.short(s.suggestedText))”"
+                out.append([
+                    "range": buffer.range(r, encoding: encoding).json,
+                    "severity": 3, "source": "tk-agent", "code": "suggestion",
+                    "message": .string("The \(advisor) suggests (\(s.type.rawValue), priority \(s.priority)): \(rewrite)"),
+                    "data": ["kind": "suggestion", "id": .string(s.id)],
+                ])
+            }
+        }
+        guard out != diagnostics else { return false }
+        diagnostics = out
+        resultID += 1
+        return true
+    }
+
+    static func short(_ s: String, max: Int = 120) -> String {
+        let t = s.split(whereSeparator: \.isNewline).joined(separator: " ")
+        return t.count > max ? String(t.prefix(max - 1)) + "…" : t
+    }
+
+    /// The `tk: story_type` of the buffer's front matter, parsed from the front matter alone.
+    static func frontMatterStoryType(_ bytes: [UInt8]) -> String? {
+        guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return nil }
+        let end = LSPLinter.chunks(Array(bytes.prefix(256 * 1024))).first?.upperBound ?? 0
+        guard end > 0 else { return nil }
+        return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk.storyType
+    }
+}

@@ -1,0 +1,257 @@
+import Foundation
+
+/// The commands the server runs for `workspace/executeCommand` (none is left to the client).
+public enum LSPCommand: String, CaseIterable, Sendable {
+    /// `[uri]`: queue a review round for the document now.
+    case review = "tk.review"
+    /// `[uri, suggestion id]`: record the suggestion accepted.
+    case accept = "tk.accept"
+    /// `[uri, suggestion id]`: record the suggestion skipped.
+    case skip = "tk.skip"
+    /// `[uri, {"stage", "story_type", "advisors", "draft_stage"}]`: `journey set`.
+    case journeySet = "tk.journeySet"
+    /// `[uri, word]`: append the word to `<project>/.tk/dictionary.txt`.
+    case addToDictionary = "tk.addToDictionary"
+}
+
+extension LSPServer {
+    // MARK: Code actions
+
+    func codeActions(_ params: JSONValue) throws -> JSONValue {
+        guard let uri = params["textDocument"]?["uri"]?.stringValue, let range = LSPRange(json: params["range"]) else {
+            throw Self.fail(JSONRPCError.invalidParams, "textDocument/codeAction needs textDocument.uri and range")
+        }
+        if let only = params["context"]?["only"]?.arrayValue?.compactMap(\.stringValue), !only.isEmpty,
+           !only.contains(where: { $0 == "quickfix" || $0 == "" }) {
+            return []
+        }
+        guard documents[uri] != nil else { return [] }
+        if documents[uri]!.dirty { _ = documents[uri]!.relint(actions: actions, settings: settings, encoding: encoding) }
+        let doc = documents[uri]!
+        var out: [JSONValue] = []
+        var ignored: Set<String> = []
+        for d in doc.diagnostics {
+            guard let r = LSPRange(json: d["range"]), r.overlaps(range), let data = d["data"] else { continue }
+            switch data["kind"]?.stringValue {
+            case "suggestion":
+                guard let id = data["id"]?.stringValue, let s = doc.pending.first(where: { $0.id == id }) else { continue }
+                let title = s.suggestedText.isEmpty ? "Accept: remove “\(LSPOpenDocument.short(s.originalText, max: 60))”"
+                    : "Accept: “\(LSPOpenDocument.short(s.suggestedText, max: 60))”"
+                out.append(action(title, diagnostic: d, edit: edit(uri, doc, r, s.suggestedText), preferred: true,
+                                  command: (.accept, [.string(uri), .string(id)])))
+                out.append(action("Skip suggestion", diagnostic: d, edit: nil, preferred: false,
+                                  command: (.skip, [.string(uri), .string(id)])))
+            case "finding":
+                let rule = data["rule"]?.stringValue ?? ""
+                let category = data["category"]?.stringValue ?? ""
+                let text = String(decoding: doc.buffer.bytes[doc.buffer.byteRange(r, encoding: encoding)], as: UTF8.self)
+                for (i, rep) in (data["replacements"]?.arrayValue?.compactMap(\.stringValue) ?? []).enumerated() {
+                    let title = rep.isEmpty ? "Delete “\(LSPOpenDocument.short(text, max: 60))”" : "Replace with “\(rep)”"
+                    out.append(action(title, diagnostic: d, edit: edit(uri, doc, r, rep), preferred: i == 0, command: nil))
+                }
+                if category == "spelling" || rule == "spelling" {
+                    out.append(action("Add “\(text)” to the project dictionary", diagnostic: d, edit: nil, preferred: false,
+                                      command: (.addToDictionary, [.string(uri), .string(text)])))
+                }
+                if !rule.isEmpty, ignored.insert(rule).inserted {
+                    let at = Self.ignoreInsertionOffset(doc.buffer.bytes)
+                    let pos = doc.buffer.position(ofByte: at, encoding: encoding)
+                    let e = workspaceEdit(uri, doc, LSPRange(start: pos, end: pos), "<!-- tk-ignore-file \(rule) -->\n")
+                    out.append(action("Ignore \(rule) in this file", diagnostic: d, edit: e, preferred: false, command: nil))
+                }
+            default:
+                continue
+            }
+        }
+        return .array(out)
+    }
+
+    func action(_ title: String, diagnostic: JSONValue, edit: JSONValue?, preferred: Bool,
+                command: (LSPCommand, [JSONValue])?) -> JSONValue {
+        var a: [String: JSONValue] = ["title": .string(title), "kind": "quickfix", "diagnostics": [diagnostic]]
+        if preferred { a["isPreferred"] = true }
+        if let edit { a["edit"] = edit }
+        if let (c, args) = command {
+            a["command"] = ["title": .string(title), "command": .string(c.rawValue), "arguments": .array(args)]
+        }
+        return .object(a)
+    }
+
+    func edit(_ uri: String, _ doc: LSPOpenDocument, _ r: LSPRange, _ text: String) -> JSONValue {
+        workspaceEdit(uri, doc, r, text)
+    }
+
+    /// A workspace edit of one text edit, with the document version so a stale edit is refused.
+    func workspaceEdit(_ uri: String, _ doc: LSPOpenDocument, _ r: LSPRange, _ text: String) -> JSONValue {
+        let te: JSONValue = ["range": r.json, "newText": .string(text)]
+        return ["changes": .object([uri: [te]])]
+    }
+
+    /// Where an ignore comment goes: after the front matter, else at the top.
+    static func ignoreInsertionOffset(_ bytes: [UInt8]) -> Int {
+        guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45, bytes[3] == 10 || bytes[3] == 13 else { return 0 }
+        var i = 4
+        while i < bytes.count {
+            let end = bytes[i...].firstIndex(of: 10) ?? bytes.count
+            let line = bytes[i..<end].filter { $0 != 13 }
+            if line.elementsEqual([45, 45, 45]) || line.elementsEqual([46, 46, 46]) { return min(bytes.count, end + 1) }
+            i = end + 1
+        }
+        return 0
+    }
+
+    // MARK: Hover
+
+    func hover(_ params: JSONValue) throws -> JSONValue {
+        guard let uri = params["textDocument"]?["uri"]?.stringValue, let pos = LSPPosition(json: params["position"]) else {
+            throw Self.fail(JSONRPCError.invalidParams, "textDocument/hover needs textDocument.uri and position")
+        }
+        guard let doc = documents[uri] else { return .null }
+        var parts: [String] = []
+        var hit: LSPRange?
+        for d in doc.diagnostics {
+            guard let r = LSPRange(json: d["range"]), r.start <= pos, pos <= r.end, let data = d["data"] else { continue }
+            hit = hit ?? r
+            if data["kind"]?.stringValue == "suggestion", let id = data["id"]?.stringValue,
+               let s = doc.pending.first(where: { $0.id == id }) {
+                let advisor = actions.advisorName(s.advisorId)
+                parts.append("""
+                    **tk-agent · the \(advisor)** (\(s.type.rawValue), priority \(s.priority) of 5, confidence \(String(format: "%.0f", s.confidence * 100)) %)
+
+                    “\(s.originalText)” → “\(s.suggestedText)”
+
+                    \(s.reasoning)
+
+                    _Suggestion \(s.id), round \(s.round)_
+                    """)
+            } else if let rule = data["rule"]?.stringValue {
+                let category = data["category"]?.stringValue ?? rule
+                let message = d["message"]?.stringValue ?? ""
+                parts.append("**tk-agent · \(rule)**: \(message)\n\n\(Self.explanation(category))\n\n"
+                             + "_Silence it with `<!-- tk-ignore \(rule) -->` before the paragraph, or `<!-- tk-ignore-file \(rule) -->`._")
+            }
+        }
+        guard !parts.isEmpty, let hit else { return .null }
+        return ["contents": ["kind": "markdown", "value": .string(parts.joined(separator: "\n\n---\n\n"))], "range": hit.json]
+    }
+
+    /// What each rule looks for and why, for hovers.
+    static func explanation(_ category: String) -> String {
+        switch category {
+        case "passive": return "Passive voice hides who acts. Name the actor and let it do the verb, unless the actor truly does not matter."
+        case "weasel": return "Weasel words (many, very, quite, some say) claim without committing. Give the number, the source or cut the word."
+        case "adverb": return "An -ly adverb often props up a weak verb. A precise verb usually does the job alone."
+        case "long_sentence": return "Long sentences make readers hold too much at once. Split at the natural joints."
+        case "readability": return "A high Automated Readability Index grade: long words and long sentences. Simpler words and shorter sentences lower it."
+        case "cliche": return "A phrase worn smooth by use; readers skim over it. Say the specific thing instead."
+        case "ai_cliche": return "A phrase that reads as machine-written filler. Replace it with what you actually mean."
+        case "generic_opening": return "An opening readers have seen a thousand times. Start with the point, a scene or a fact."
+        case "repeated_word": return "The same word twice in a row, usually a slip."
+        case "there_is": return "“There is/are” delays the subject. Lead with the real subject and verb."
+        case "so_start": return "“So” at the start of a sentence is a verbal tic in writing."
+        case "wordy": return "A long way to say something short. The shorter form loses nothing."
+        case "hedge": return "Hedges (I think, perhaps, it seems) soften claims until they say little. Commit, or say why you are unsure."
+        case "spelling": return "A word not in the dictionary. Fix it, or add it to the project dictionary if it is a name or a term."
+        default: return "A quick heuristic of tk-agent (no LLM involved)."
+        }
+    }
+
+    // MARK: Commands
+
+    func executeCommand(_ params: JSONValue) async throws -> JSONValue {
+        guard let name = params["command"]?.stringValue else {
+            throw Self.fail(JSONRPCError.invalidParams, "workspace/executeCommand needs a command")
+        }
+        guard let command = LSPCommand(rawValue: name) else {
+            throw Self.fail(JSONRPCError.invalidParams, "unknown command \(name); tk-agent knows \(LSPCommand.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let args = params["arguments"]?.arrayValue ?? []
+        guard let uri = args.first?.stringValue else {
+            throw Self.fail(JSONRPCError.invalidParams, "\(name) needs the document URI as its first argument")
+        }
+        let loc = try location(uri)
+        do {
+            switch command {
+            case .accept, .skip:
+                guard args.count > 1, let id = args[1].stringValue else {
+                    throw Self.fail(JSONRPCError.invalidParams, "\(name) needs [uri, suggestion id]")
+                }
+                let status: SuggestionStatus = command == .accept ? .accepted : .skipped
+                let r = try actions.decide(loc, id: id, status: status)
+                refreshSidecar(uri)
+                if let ready = r.readyMessage { showMessage(ready, type: 3) }
+                return ["id": .string(id), "status": .string(r.suggestion.status.rawValue),
+                        "previous_status": .string(r.previousStatus.rawValue)]
+            case .journeySet:
+                let o = args.count > 1 ? args[1] : .null
+                func list(_ v: JSONValue?) -> [String]? {
+                    if let s = v?.stringValue { return s.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+                    return v?.arrayValue?.compactMap(\.stringValue)
+                }
+                let stage = o["stage"]?.stringValue
+                let storyType = (o["story_type"] ?? o["storyType"])?.stringValue
+                let advisors = list(o["advisors"])
+                let draftStage = (o["draft_stage"] ?? o["draftStage"])?.stringValue
+                guard stage != nil || storyType != nil || advisors != nil || draftStage != nil else {
+                    throw Self.fail(JSONRPCError.invalidParams, "tk.journeySet needs [uri, {stage, story_type, advisors, draft_stage}]")
+                }
+                let s = try actions.journeySet(loc, stage: stage, storyType: storyType, advisors: advisors, draftStage: draftStage)
+                refreshSidecar(uri)
+                return ["stage": .string(s.journey.stage.rawValue), "story_type": s.journey.storyType.map { .string($0) } ?? .null,
+                        "advisors": .array(s.journey.advisors.map { .string($0) }),
+                        "draft_stage": s.journey.draftStage.map { .string($0.rawValue) } ?? .null]
+            case .review:
+                let q = try actions.queueReview(loc)
+                if q.agentRuns {
+                    showMessage("Review round \(q.round) queued; the agent runs it now.", type: 3)
+                } else {
+                    showMessage("Review round \(q.round) started (no agent running: tk-agent lsp runs it).", type: 3)
+                    let actions = self.actions
+                    Task { [weak self] in
+                        let (status, reason) = await actions.runHere(round: q.round)
+                        if status != .done {
+                            await self?.showMessage("Review round \(q.round) \(status.rawValue): \(reason ?? "no reason given")", type: 2)
+                        }
+                        await self?.pollSidecars()
+                    }
+                }
+                return ["round": .string(q.round), "agent": .bool(q.agentRuns)]
+            case .addToDictionary:
+                guard args.count > 1, let word = args[1].stringValue else {
+                    throw Self.fail(JSONRPCError.invalidParams, "tk.addToDictionary needs [uri, word]")
+                }
+                try actions.addToDictionary(project: loc.project, word: word)
+                for u in documents.keys {
+                    documents[u]?.linter = LSPLinter()
+                    documents[u]?.config = nil
+                    lintNow(u)
+                }
+                return ["word": .string(word), "dictionary": .string(loc.project.appending(".tk/dictionary.txt").display)]
+            }
+        } catch let f as JSONRPCFailure {
+            throw f
+        } catch {
+            throw Self.fail(JSONRPCError.internalError, "\(name): \(error)")
+        }
+    }
+
+    /// The document a command names: it must be a file on disk in a project.
+    func location(_ uri: String) throws -> DocumentLocation {
+        if let loc = documents[uri]?.location { return loc }
+        guard let path = Self.path(fromURI: uri) else {
+            throw Self.fail(JSONRPCError.invalidParams, "\(uri) is not a file: URI")
+        }
+        guard let loc = actions.locate(file: path) else {
+            throw Self.fail(JSONRPCError.invalidParams, "\(path.display) is not a saved markdown document; save it first")
+        }
+        documents[uri]?.location = loc
+        return loc
+    }
+
+    /// Re-reads a document's sidecar now and republishes.
+    func refreshSidecar(_ uri: String) {
+        guard documents[uri] != nil else { return }
+        documents[uri]!.loadSidecar(actions: actions)
+        lintNow(uri)
+    }
+}
