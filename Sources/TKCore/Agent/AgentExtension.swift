@@ -39,5 +39,6 @@ public func makeAgentExtensions(
     paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge
 ) -> [any AgentExtension] {
     [ReviewQueue(env: .live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
-                            logger: logger, nudge: nudge))]
+                            logger: logger, nudge: nudge)),
+     EmbeddingWorker(paths: paths, configuration: configuration.config, database: database, logger: logger, nudge: nudge)]
 }
