@@ -34,7 +34,9 @@ public struct EmbeddingClient: Sendable {
 
     /// What embeddings are stored under: the provider and the model (not the URL, so moving the
     /// server re-embeds nothing).
-    public var modelID: String { "\(provider)/\(model)" }
+    public var modelID: String {
+        "\(provider)/\(model.hasSuffix(":latest") ? String(model.dropLast(7)) : model)"
+    }
 
     var context: ProviderContext {
         ProviderContext(provider: provider, model: model, baseURL: baseURL, keyEnv: keyEnv, isLocal: !isRemote)
