@@ -84,26 +84,26 @@ struct AskProjectOptions: ParsableArguments {
             emit(question: question, answer: nil, passages: passages, filter: nil, usage: nil, output: output)
             return
         }
-        // A remote chat provider never sees private documents (`tk: {review: false}`, `review.exclude`).
-        let providerName = llm.provider ?? config.provider
-        if !dryRun, !ReviewPolicy.isLocal(providerName: providerName, config: config) {
-            let before = passages.count
-            passages = try passages.filter { r in
-                try !isPrivate(r.passage, db: db)
-            }
-            if passages.count < before {
-                printError("note: \(before - passages.count) passage(s) from private documents were not sent to \(providerName)")
-            }
-        }
-        let user = AskRetrieval.userPrompt(question: question, passages: passages)
+        let user: String
         if dryRun {
+            user = AskRetrieval.userPrompt(question: question, passages: passages)
             writeOut("--- system ---\n\(AskRetrieval.systemPrompt)\n--- user ---\n\(user)")
             return
         }
         if passages.isEmpty {
             throw CLIError("nothing in \(chosen.count == 1 ? chosen[0].root.display : "the projects") matches \"\(question)\"; nothing was sent")
         }
-        let provider = try await llm.makeProvider(configuration: config)
+        let chat = try await llm.makeProvider(configuration: config)
+        // A remote chat provider never sees private documents (`tk: {review: false}`, `review.exclude`).
+        if !ReviewPolicy.isLocal(providerName: chat.name, config: config) {
+            let before = passages.count
+            passages = passages.filter { !isPrivate($0.passage) }
+            if passages.count < before {
+                printError("note: \(before - passages.count) passage(s) from private documents were not sent to \(chat.name)")
+            }
+            if passages.isEmpty { throw CLIError("every passage found is in a private document; nothing was sent to \(chat.name)") }
+        }
+        user = AskRetrieval.userPrompt(question: question, passages: passages)
         let stream = !output.json && !output.ndjson && isatty(STDOUT_FILENO) != 0
         let filterBox = FilterBox(CitationFilter(count: passages.count))
         let request = LLMRequest(system: AskRetrieval.systemPrompt, messages: [LLMMessage(role: .user, content: user)],
@@ -111,7 +111,7 @@ struct AskProjectOptions: ParsableArguments {
         let onText: (@Sendable (String) -> Void)? = stream ? { @Sendable piece in writeOut(filterBox.push(piece)) } : nil
         let response: LLMResponse
         do throws(LLMProviderError) {
-            response = try await provider.complete(request, onText: onText)
+            response = try await chat.complete(request, onText: onText)
         } catch { throw error.cli }
         var usage = WritingUsage()
         usage.add(response)
@@ -130,7 +130,7 @@ struct AskProjectOptions: ParsableArguments {
              streamed: stream)
     }
 
-    func isPrivate(_ p: StoredPassage, db: AppDatabase) throws -> Bool {
+    func isPrivate(_ p: StoredPassage) -> Bool {
         let cfg = ConfigurationLoader.load(paths: Paths.resolve(), project: p.project).config
         guard case .bytes(let bytes) = Self.read(p.project.appending(p.path)) else { return true }
         let doc = MarkdownDocument(bytes: bytes, fileName: p.path.lastComponent.display)
