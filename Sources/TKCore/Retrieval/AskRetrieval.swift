@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// Retrieval for a question, as `ask --project` and `search --hybrid` use it: the question's
@@ -9,6 +10,9 @@ public struct RetrievalOutcome: Sendable {
     /// Tokens of the question's embedding (and the client that counted them).
     public var queryTokens: Int
     public var client: EmbeddingClient?
+    /// Milliseconds spent waiting for the question's embedding, and in retrieval itself.
+    public var embedMs: Double = 0
+    public var retrieveMs: Double = 0
 }
 
 public enum AskRetrieval {
@@ -25,6 +29,7 @@ public enum AskRetrieval {
         var query: QuantizedVector?
         var tokens = 0
         var client: EmbeddingClient?
+        var embedMs = 0.0
         if mode != .keyword {
             switch await EmbeddingClientFactory.make(configuration: configuration, environment: environment) {
             case .none(let why):
@@ -38,6 +43,8 @@ public enum AskRetrieval {
                     reason = "no passage is embedded with \(c.modelID) yet (the agent embeds them in the background)"
                 } else {
                     do {
+                        let t0 = DispatchTime.now().uptimeNanoseconds
+                        defer { embedMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 }
                         let (v, t) = try await c.embed([question], purpose: .query)
                         if let first = v.first { query = QuantizedVector(first) }
                         tokens = t
@@ -50,6 +57,7 @@ public enum AskRetrieval {
                 }
             }
         }
+        let t1 = DispatchTime.now().uptimeNanoseconds
         var passages: [RetrievedPassage]
         if mode == .semantic, let query, let client {
             passages = try retriever.retrieve(question, scope: scope, limit: limit, query: query, model: client.modelID,
@@ -60,8 +68,9 @@ public enum AskRetrieval {
         if query == nil, reason == nil { reason = "keyword-only" }
         if mode == .keyword { reason = nil }
         passages.sort { $0.score > $1.score }
+        let retrieveMs = Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6
         return RetrievalOutcome(passages: passages, keywordOnlyReason: query == nil ? reason : nil,
-                                queryTokens: tokens, client: query == nil ? nil : client)
+                                queryTokens: tokens, client: query == nil ? nil : client, embedMs: embedMs, retrieveMs: retrieveMs)
     }
 
     /// The system prompt of `ask --project` (byte-stable, so that providers can cache it).

@@ -77,6 +77,10 @@ struct AskProjectOptions: ParsableArguments {
         let outcome = try await AskRetrieval.retrieve(question, database: db, configuration: config, scope: scope,
                                                       limit: passageLimit, allowRemote: !sources)
         if let why = outcome.keywordOnlyReason { printError("note: keyword-only retrieval: \(why)") }
+        if llm.verbose {
+            printError(String(format: "retrieval: %.1f ms searching, %.1f ms waiting for the question's embedding",
+                              outcome.retrieveMs, outcome.embedMs))
+        }
         recordQueryEmbedding(outcome, db: db)
         var passages = outcome.passages
 
