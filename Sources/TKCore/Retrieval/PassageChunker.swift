@@ -58,27 +58,55 @@ public enum PassageChunker {
 
     /// - Parameter skipping: the front matter's byte range (its lines are never part of a passage).
     public static func split(bytes: [UInt8], skipping frontMatter: Range<Int> = 0..<0, maxWords: Int = maxWords) -> [PassageChunk] {
-        let text = String(decoding: bytes, as: UTF8.self)
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
-            line.hasSuffix("\r") ? line.dropLast() : line
+        bytes.withUnsafeBufferPointer { split(buf: $0, skipping: frontMatter, maxWords: maxWords) }
+    }
+
+    /// One line's facts, read from its bytes.
+    struct LineInfo {
+        var start: Int
+        /// Before `\n` and a `\r` before it.
+        var end: Int
+        var indent: Int
+        var blank: Bool
+    }
+
+    static func split(buf: UnsafeBufferPointer<UInt8>, skipping frontMatter: Range<Int>, maxWords: Int) -> [PassageChunk] {
+        var lines: [LineInfo] = []
+        lines.reserveCapacity(buf.count / 40 + 1)
+        var i = 0
+        while i < buf.count {
+            let start = i
+            while i < buf.count, buf[i] != 10 { i += 1 }
+            var end = i
+            if end > start, buf[end - 1] == 13 { end -= 1 }
+            var k = start
+            while k < end, buf[k] == 32 { k += 1 }
+            var blank = true
+            var m = k
+            while m < end { if buf[m] != 32 && buf[m] != 9 { blank = false; break }; m += 1 }
+            lines.append(LineInfo(start: start, end: end, indent: k - start, blank: blank))
+            i += 1
         }
-        if text.hasSuffix("\n") { lines.removeLast() }
-        // The first line after the front matter (0-based).
         var first = 0
         if !frontMatter.isEmpty {
-            first = bytes[0..<min(frontMatter.upperBound, bytes.count)].reduce(0) { $1 == 10 ? $0 + 1 : $0 }
+            while first < lines.count, lines[first].start < frontMatter.upperBound { first += 1 }
         }
 
+        func content(_ l: LineInfo) -> UnsafeBufferPointer<UInt8> {
+            UnsafeBufferPointer(rebasing: buf[(l.start + l.indent)..<l.end])
+        }
         struct Block { var start: Int; var end: Int; var words: Int }  // 0-based, inclusive lines
         struct Section { var heading: String; var blocks: [Block] }
         var sections: [Section] = []
         var path: [(level: Int, title: String)] = []
         var current = Section(heading: "", blocks: [])
         var block: Block?
-        var fence: (char: Character, count: Int)?
+        var fence: (char: UInt8, count: Int)?
+        var headingOnly = false
 
         func flushBlock() {
             if let b = block { current.blocks.append(b); block = nil }
+            headingOnly = false
         }
         func extend(_ i: Int, words: Int) {
             if block == nil { block = Block(start: i, end: i, words: 0) }
@@ -86,44 +114,39 @@ public enum PassageChunker {
             block?.words += words
         }
 
-        var i = first
-        while i < lines.count {
-            let line = lines[i]
-            let trimmed = line.drop(while: { $0 == " " })
+        for li in first..<lines.count {
+            let line = lines[li]
+            let c = content(line)
             if let f = fence {
-                extend(i, words: wordCount(line))
-                if isFenceClose(trimmed, f) { fence = nil; flushBlock() }
-                i += 1
+                extend(li, words: wordCount(c))
+                if isFenceClose(c, f) { fence = nil; flushBlock() }
                 continue
             }
-            if line.count - trimmed.count < 4, let f = fenceOpen(trimmed) {
+            if line.indent < 4, let f = fenceOpen(c) {
                 flushBlock()
                 fence = f
-                extend(i, words: wordCount(line))
-                i += 1
+                extend(li, words: wordCount(c))
                 continue
             }
-            if line.count - trimmed.count < 4, let (level, title) = atxHeading(trimmed) {
+            if line.indent < 4, let level = atxLevel(c) {
                 flushBlock()
                 if !current.blocks.isEmpty { sections.append(current) }
+                let title = headingTitle(c, level: level)
                 while let last = path.last, last.level >= level { path.removeLast() }
                 path.append((level, title))
                 current = Section(heading: path.map(\.title).joined(separator: " > "), blocks: [])
                 // The heading line starts its section's first block.
-                extend(i, words: wordCount(Substring(title)))
-                i += 1
+                extend(li, words: wordCount(c) - 1)
+                headingOnly = true
                 continue
             }
-            if trimmed.isEmpty {
+            if line.blank {
                 // A blank line ends a paragraph; a lone heading line stays with what follows it.
-                if let b = block, !(b.start == b.end && atxHeading(lines[b.start].drop(while: { $0 == " " })) != nil) {
-                    flushBlock()
-                }
-                i += 1
+                if block != nil, !headingOnly { flushBlock() }
                 continue
             }
-            extend(i, words: wordCount(line))
-            i += 1
+            headingOnly = false
+            extend(li, words: wordCount(c))
         }
         flushBlock()
         if !current.blocks.isEmpty { sections.append(current) }
@@ -148,12 +171,12 @@ public enum PassageChunker {
                 groups.removeLast()
             }
             for g in groups {
-                let body = lines[g.start...g.end].joined(separator: "\n")
-                if body.allSatisfy({ $0.isWhitespace }) { continue }
                 // A heading with nothing under it (a chapter heading right before its first section).
-                if g.start == g.end, atxHeading(lines[g.start].drop(while: { $0 == " " })) != nil { continue }
+                if g.start == g.end, lines[g.start].indent < 4, atxLevel(content(lines[g.start])) != nil { continue }
+                if (g.start...g.end).allSatisfy({ lines[$0].blank }) { continue }
+                let text = String(decoding: UnsafeBufferPointer(rebasing: buf[lines[g.start].start..<lines[g.end].end]), as: UTF8.self)
                 out.append(PassageChunk(ordinal: out.count, startLine: g.start + 1, endLine: g.end + 1,
-                                        heading: section.heading, text: body, words: g.words))
+                                        heading: section.heading, text: text, words: g.words))
             }
         }
         return out
@@ -172,10 +195,10 @@ public enum PassageChunker {
         return Double(order.trimmingCharacters(in: .whitespaces))
     }
 
-    static func wordCount(_ s: Substring) -> Int {
+    static func wordCount(_ s: UnsafeBufferPointer<UInt8>) -> Int {
         var n = 0
         var inWord = false
-        for u in s.utf8 {
+        for u in s {
             let space = u == 32 || u == 9 || u == 13
             if !space && !inWord { n += 1 }
             inWord = !space
@@ -183,28 +206,34 @@ public enum PassageChunker {
         return n
     }
 
-    /// `# Title` … `###### Title` (closing `#`s dropped).
-    static func atxHeading(_ s: Substring) -> (Int, String)? {
+    /// The level of an ATX heading (`# Title` … `###### Title`), or nil.
+    static func atxLevel(_ s: UnsafeBufferPointer<UInt8>) -> Int? {
         var level = 0
-        var idx = s.startIndex
-        while idx < s.endIndex, s[idx] == "#", level < 7 { level += 1; idx = s.index(after: idx) }
+        while level < s.count, s[level] == 35, level < 7 { level += 1 }
         guard level >= 1, level <= 6 else { return nil }
-        if idx < s.endIndex, s[idx] != " ", s[idx] != "\t" { return nil }
-        var title = s[idx...].trimmingCharacters(in: .whitespaces)
-        while title.hasSuffix("#") { title.removeLast() }
-        return (level, title.trimmingCharacters(in: .whitespaces))
+        if level < s.count, s[level] != 32, s[level] != 9 { return nil }
+        return level
     }
 
-    static func fenceOpen(_ s: Substring) -> (Character, Int)? {
-        guard let c = s.first, c == "`" || c == "~" else { return nil }
-        let n = s.prefix(while: { $0 == c }).count
+    /// The heading's text (closing `#`s dropped).
+    static func headingTitle(_ s: UnsafeBufferPointer<UInt8>, level: Int) -> String {
+        var title = String(decoding: UnsafeBufferPointer(rebasing: s[level...]), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+        while title.hasSuffix("#") { title.removeLast() }
+        return title.trimmingCharacters(in: .whitespaces)
+    }
+
+    static func fenceOpen(_ s: UnsafeBufferPointer<UInt8>) -> (UInt8, Int)? {
+        guard let c = s.first, c == 96 || c == 126 else { return nil }
+        var n = 0
+        while n < s.count, s[n] == c { n += 1 }
         guard n >= 3 else { return nil }
-        if c == "`", s.dropFirst(n).contains("`") { return nil }
+        if c == 96, s[n...].contains(96) { return nil }
         return (c, n)
     }
 
-    static func isFenceClose(_ s: Substring, _ f: (char: Character, count: Int)) -> Bool {
-        let n = s.prefix(while: { $0 == f.char }).count
-        return n >= f.count && s.dropFirst(n).allSatisfy { $0 == " " || $0 == "\t" }
+    static func isFenceClose(_ s: UnsafeBufferPointer<UInt8>, _ f: (char: UInt8, count: Int)) -> Bool {
+        var n = 0
+        while n < s.count, s[n] == f.char { n += 1 }
+        return n >= f.count && s[n...].allSatisfy { $0 == 32 || $0 == 9 || $0 == 13 }
     }
 }
