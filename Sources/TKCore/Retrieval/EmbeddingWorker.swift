@@ -47,7 +47,14 @@ public actor EmbeddingWorker: AgentExtension {
     }
 
     public func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async {
-        if !changes.isEmpty { wakeUp?.yield() }
+        guard !changes.isEmpty else { return }
+        // Not idle any more until the next pass has looked at what changed.
+        if client != nil, status.state == "idle" {
+            var s = status
+            s.state = "embedding"
+            set(s)
+        }
+        wakeUp?.yield()
     }
 
     public func wake() async {
