@@ -18,6 +18,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import functools
+
+print = functools.partial(print, flush=True)  # noqa: A001
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -144,7 +147,11 @@ def embed_corpus(env, projects, timeout=3600):
         raise SystemExit("embedding did not finish in time")
     finally:
         agent.terminate()
-        agent.wait(timeout=30)
+        try:
+            agent.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            agent.kill()
+            agent.wait()
 
 
 def recall(env, project, questions, mode):
@@ -167,7 +174,7 @@ def latency(env, project, mode, question, n=9):
         for line in r.stderr.splitlines():
             if line.startswith("retrieval:"):
                 parts = line.split()
-                search, emb = float(parts[1]), float(parts[5])
+                search, emb = float(parts[1]), float(parts[4])
         walls.append(wall)
         own.append((wall - emb, search))
     return statistics.median(walls), statistics.median(o[0] for o in own), statistics.median(o[1] for o in own)
@@ -176,8 +183,11 @@ def latency(env, project, mode, question, n=9):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--skip-large", action="store_true")
+    ap.add_argument("--quick", action="store_true", help="medium = rust-book/src only (the questions' targets)")
     a = ap.parse_args()
     medium, prose = unpack("medium"), unpack("prose") / "folder200"
+    if a.quick:
+        medium = medium / "rust-book" / "src"
     with tempfile.TemporaryDirectory() as tmp:
         server, url = embed_server(pathlib.Path(tmp) / "embed.jsonl")
         try:
