@@ -192,6 +192,8 @@ def folder200(tmp_path):
     archive = SHARED / "prose.tar.zst"
     if not archive.exists():
         pytest.skip("../shared/corpora/prose.tar.zst is not there")
+    if not shutil.which("zstd"):
+        pytest.skip("zstd is not installed (scripts/deps installs it)")
     out = tmp_path / "corpus"
     out.mkdir()
     subprocess.run(f"zstd -dc '{archive}' | tar -x -C '{out}' prose/folder200", shell=True, check=True)
