@@ -64,6 +64,8 @@ struct AskProjectOptions: ParsableArguments {
             chosen = known
             if chosen.isEmpty { throw CLIError("no project is indexed; run `tk-agent index PATH` first") }
         }
+        // An index written by a version without passages gets them now (the agent does this too).
+        PassageBackfill.run(database: db)
         var scope = RetrievalScope(projectIDs: chosen.map(\.id))
         if until != nil || from != nil, let one = chosen.first {
             let retriever = HybridRetriever(database: db)
