@@ -11,7 +11,8 @@ import Glibc
 #endif
 
 let arguments = CommandLine.arguments
-if arguments.count > 1, arguments[1] == "search" {
+// `search --hybrid`/`--semantic` need an embedding provider: the full CLI answers them.
+if arguments.count > 1, arguments[1] == "search", !arguments.contains("--hybrid"), !arguments.contains("--semantic") {
     if case .exit(let status) = QuickSearch.run(Array(arguments.dropFirst(2))) { exit(status) }
 }
 CoreLauncher.exec(arguments)

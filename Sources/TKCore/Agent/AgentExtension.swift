@@ -42,5 +42,7 @@ public func makeAgentExtensions(
     var env = ReviewEnvironment.live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
                                      logger: logger, nudge: nudge)
     env.observers = observers
-    return [ReviewQueue(env: env)]
+    return [ReviewQueue(env: env),
+            EmbeddingWorker(paths: paths, configuration: configuration.config, database: database, logger: logger,
+                            nudge: nudge)]
 }

@@ -153,7 +153,7 @@ public struct Indexer: Sendable {
                         remainingGone.insert(rel)
                         if let sha = known[rel]?.sha256 { goneBySha[sha, default: []].append(rel) }
                     }
-                case .parsed(let rel, let st, let sha, let doc):
+                case .parsed(let rel, let st, let sha, let doc, let passages):
                     let problem = doc.frontMatterProblem.map { "\(rel.display): \($0)" }
                     report.problems[rel] = .some(problem)
                     let previous = known[rel]?.sha256
@@ -167,7 +167,8 @@ public struct Indexer: Sendable {
                     }
                     upserts.append(IndexedDocument(
                         relativePath: rel, stat: st, sha256: sha, words: doc.wordCount, title: doc.title,
-                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody, problem: problem))
+                        headings: doc.headings, tags: doc.frontMatter.tags, body: doc.searchBody, problem: problem,
+                        passages: passages))
                     report.updated += 1
                     // A new path whose content matches a path that vanished is a rename.
                     if previous == nil, var olds = goneBySha[sha], let old = olds.popLast() {
@@ -198,7 +199,8 @@ public struct Indexer: Sendable {
     }
 
     enum Loaded: Sendable {
-        case parsed(PathBytes, FileStat, String, MarkdownDocument)
+        /// The passages are split here, on the loading cores (see `PassageChunker`).
+        case parsed(PathBytes, FileStat, String, MarkdownDocument, PassageSet)
         /// Could not be read; whatever the index and the sidecar say stays as it is.
         case problem(PathBytes, String)
         /// Over `watch.max_file_bytes`: not indexed, reported.
@@ -233,7 +235,7 @@ public struct Indexer: Sendable {
             }
             let sha = SHA256Digest.hex(bytes)
             let doc = MarkdownDocument(bytes: bytes, fileName: rel.lastComponent.display)
-            return .parsed(rel, st, sha, doc)
+            return .parsed(rel, st, sha, doc, PassageSet(document: doc))
         case .vanished:
             return .vanished(rel)
         case .failed(let message):

@@ -64,9 +64,11 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
     public var usage: Usage
     /// Problems that belong to no single project (configuration, database).
     public var problems: [String]
+    /// Background embedding for retrieval (`ask --project`), when the agent runs.
+    public var embeddings: EmbeddingStatus?
 
     enum CodingKeys: String, CodingKey {
-        case running, pid, version, projects, index, queue, provider, usage, problems
+        case running, pid, version, projects, index, queue, provider, usage, problems, embeddings
         case uptimeS = "uptime_s", startedAt = "started_at", updatedAt = "updated_at"
     }
 
@@ -85,6 +87,7 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         try c.encodeIfPresent(updatedAt, forKey: .updatedAt)
         try c.encode(projects, forKey: .projects); try c.encode(index, forKey: .index); try c.encode(queue, forKey: .queue)
         try c.encode(provider, forKey: .provider); try c.encode(usage, forKey: .usage); try c.encode(problems, forKey: .problems)
+        try c.encodeIfPresent(embeddings, forKey: .embeddings)
     }
 
     /// The human-readable form of `tk-agent status`.
@@ -114,6 +117,7 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
             lines.append("Provider: none" + (provider.reason.map { " — \($0)" } ?? ""))
         }
         lines.append(String(format: "Usage: $%.4f today, $%.4f this month, daily budget $%.2f", usage.todayUsd, usage.monthUsd, usage.budgetUsd))
+        if let e = embeddings { lines.append(EmbeddingStatus.line(e)) }
         for problem in problems { lines.append(warn("! " + problem)) }
         return lines.joined(separator: "\n")
     }

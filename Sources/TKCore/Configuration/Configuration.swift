@@ -38,6 +38,16 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var enabled: Bool
         public var command: String
     }
+    /// The embedding provider of retrieval (`ask --project`, `search --hybrid`), apart from the chat provider.
+    public struct Embeddings: Codable, Sendable, Equatable {
+        /// `auto` (a running Ollama with an embedding model), `ollama`, `openai` or `none`.
+        public var provider: String
+        public var model: String?
+        public var baseUrl: String?
+        /// Whether the server is remote; null decides by the host (loopback is local).
+        public var remote: Bool?
+        public var batchSize: Int
+    }
     public struct Heuristics: Codable, Sendable, Equatable {
         public var maxSentenceWords: Int
         public var maxGrade: Double
@@ -53,6 +63,7 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var watch: Watch
     public var notifications: Notifications
     public var heuristics: Heuristics
+    public var embeddings: Embeddings
     /// Project-wide defaults for documents without a `tk:` block.
     public var storyType: String?
     public var advisors: [String]?
@@ -105,6 +116,7 @@ public enum ConfigurationLoader {
       "watch": {"settle_ms": 300, "max_settle_ms": 5000, "ignore": [], "max_file_bytes": 10485760, "rescan_minutes": 60},
       "notifications": {"enabled": true, "command": "notify-send"},
       "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": []},
+      "embeddings": {"provider": "auto", "model": null, "base_url": null, "remote": null, "batch_size": 32},
       "story_type": null,
       "advisors": null,
       "draft_stage": null

@@ -5,7 +5,7 @@ import GRDB
 /// daily review budget counts. Review rounds record their calls; CLI commands (suggest, ask…) record theirs.
 public struct UsageLedger: Sendable {
     /// What made the call.
-    public enum Kind: String, Sendable, Codable { case round, cli }
+    public enum Kind: String, Sendable, Codable { case round, cli, embedding }
 
     /// Sums over a period.
     public struct Totals: Sendable, Equatable, Codable {

@@ -119,6 +119,7 @@ extension AppDatabase {
                     id = db.lastInsertedRowID
                 }
                 try fts.add(id: id, title: d.title, headings: headings, tags: tags, body: d.body)
+                if let passages = d.passages { try Self.syncPassages(db, documentID: id, sha256: d.sha256, set: passages) }
             }
             let touch = try db.cachedStatement(sql: """
                 UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ?

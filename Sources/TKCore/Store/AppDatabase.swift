@@ -77,6 +77,7 @@ public struct AppDatabase: Sendable {
         registerJourneyMigrations(&m)
         registerWritingMigrations(&m)
         registerStateMigrations(&m)
+        registerRetrievalMigrations(&m)
         return m
     }
 }

@@ -58,11 +58,14 @@ public struct IndexedDocument: Sendable {
     public var body: String
     /// A problem to show in `status` while the document stays as it is (e.g. broken front matter).
     public var problem: String?
+    /// The document's passages for retrieval (nil: leave them as they are).
+    public var passages: PassageSet?
 
     public init(relativePath: PathBytes, stat: FileStat, sha256: String, words: Int, title: String,
-                headings: [String], tags: [String], body: String, problem: String? = nil) {
+                headings: [String], tags: [String], body: String, problem: String? = nil, passages: PassageSet? = nil) {
         self.relativePath = relativePath; self.stat = stat; self.sha256 = sha256; self.words = words
         self.title = title; self.headings = headings; self.tags = tags; self.body = body; self.problem = problem
+        self.passages = passages
     }
 }
 

@@ -12,6 +12,12 @@ extension TKAgent {
             --range START:END sends that passage with about 500 characters around it (or its whole \
             paragraph). --continue follows up on your last conversation about the same file. On a \
             terminal the answer streams in as it is written.
+
+            With --project P (or --all) the question is about the whole project: the best passages \
+            are retrieved (keywords and, with an embedding provider, meaning), the model answers \
+            from them citing [n], and the sources follow as path:start-end. --until FILE[:LINE] \
+            (and --from) keep to that part of the reading order: no spoilers. --sources shows the \
+            passages and sends nothing; --dry-run prints the prompt.
             """
         )
 
@@ -30,6 +36,7 @@ extension TKAgent {
         var continueConversation = false
         @OptionGroup var output: WritingOutputOptions
         @OptionGroup var llm: LLMOptions
+        @OptionGroup var retrieval: AskProjectOptions
 
         func validate() throws {
             if question.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the question is empty") }
@@ -42,6 +49,10 @@ extension TKAgent {
         }
 
         func run() async throws {
+            if retrieval.isProjectQuestion {
+                try await retrieval.run(question: question, output: output, llm: llm)
+                return
+            }
             let catalog = Writing.catalog()
             let advisor = try Writing.roles([role], catalog: catalog)[0]
             var doc: InputDocument?

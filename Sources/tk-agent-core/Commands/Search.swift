@@ -17,6 +17,8 @@ extension TKAgent {
         @Option(name: .long, help: "Only this project folder.", completion: .directory) var project: String?
         @Option(name: .long, help: "Only paths matching this glob (relative to the project), e.g. 'notes/*'.") var path: String?
         @Option(name: .long, help: "At most this many results.") var limit: Int = 20
+        @Flag(name: .long, help: "Rank documents by keywords and meaning (needs an embedding provider).") var hybrid = false
+        @Flag(name: .long, help: "Rank documents by meaning only (needs an embedding provider).") var semantic = false
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -28,6 +30,11 @@ extension TKAgent {
 
         func run() async throws {
             let text = terms.joined(separator: " ")
+            if hybrid || semantic {
+                try await SearchHybrid.run(text: text, semantic: semantic, project: project, pathGlob: path, limit: limit,
+                                           json: output.json)
+                return
+            }
             let query = SearchQuery(text)
             let db = try openDatabase()
             let options = SearchOptions(project: project.map { FileSystem.absolute($0).bytes }, pathGlob: path, limit: limit)

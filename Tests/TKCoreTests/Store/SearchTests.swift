@@ -89,7 +89,7 @@ import Testing
             try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('integrity-check', 1)")
             let indexed = try Int.fetchOne(db, sql: "SELECT count(*) FROM document_fts_docsize")
             #expect(indexed == 1)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger'") == 0)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'document'") == 0)
         }
     }
 

@@ -1,0 +1,212 @@
+import Foundation
+import Logging
+
+/// `status --json` → `embeddings`: where the background embedding stands.
+public struct EmbeddingStatus: Codable, Sendable, Equatable {
+    public var provider: String?
+    public var model: String?
+    /// `off` (keyword-only retrieval), `embedding`, `idle` (everything embedded), `paused` (budget, errors).
+    public var state: String
+    /// Distinct passages with an embedding from the current model.
+    public var embedded: Int
+    /// Distinct passages still to embed.
+    public var pending: Int
+    /// Passages of `tk: {review: false}` or `review.exclude` documents, kept from a remote provider.
+    public var withheld: Int
+    public var reason: String?
+
+    public init(provider: String? = nil, model: String? = nil, state: String = "off", embedded: Int = 0, pending: Int = 0,
+                withheld: Int = 0, reason: String? = nil) {
+        self.provider = provider; self.model = model; self.state = state; self.embedded = embedded
+        self.pending = pending; self.withheld = withheld; self.reason = reason
+    }
+}
+
+/// Embeds passages in the background, incrementally: only digests without a vector from the
+/// current model are sent, so a restart, a rename or an unchanged model sends nothing. Runs as an
+/// agent extension (registered in `makeAgentExtensions`); keyword retrieval works meanwhile.
+public actor EmbeddingWorker: AgentExtension {
+    let paths: Paths
+    let database: AppDatabase
+    let logger: Logger
+    let nudge: StatusNudge
+    let environment: [String: String]
+    var configuration: Configuration
+    var status = EmbeddingStatus()
+    var wakeUp: AsyncStream<Void>.Continuation?
+    var client: EmbeddingClient?
+    var clientResolvedAt: Date?
+    /// Project id → configuration (for `review.exclude`).
+    var projectConfigs: [Int64: Configuration] = [:]
+    var projectRoots: [Int64: PathBytes] = [:]
+
+    public init(paths: Paths, configuration: Configuration, database: AppDatabase, logger: Logger, nudge: StatusNudge,
+                environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.paths = paths; self.configuration = configuration; self.database = database
+        self.logger = logger; self.nudge = nudge; self.environment = environment
+    }
+
+    public func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async {
+        guard !changes.isEmpty else { return }
+        // Not idle any more until the next pass has looked at what changed.
+        if client != nil, status.state == "idle" {
+            var s = status
+            s.state = "embedding"
+            set(s)
+        }
+        wakeUp?.yield()
+    }
+
+    public func wake() async {
+        clientResolvedAt = nil
+        projectConfigs = [:]
+        wakeUp?.yield()
+    }
+
+    public func contribute(to snapshot: inout StatusSnapshot) async {
+        snapshot.embeddings = status
+    }
+
+    public func run() async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        wakeUp = continuation
+        // Wakes the loop at least every 30 s (a provider that came up, a budget that reset).
+        let ticker = Task { while !Task.isCancelled { try? await Task.sleep(nanoseconds: 30_000_000_000); continuation.yield() } }
+        defer { ticker.cancel(); continuation.finish() }
+        var iterator = stream.makeAsyncIterator()
+        while !Task.isCancelled {
+            await pass()
+            guard await iterator.next() != nil else { break }
+            // Let a burst of saves settle before embedding what they changed.
+            try? await Task.sleep(nanoseconds: 200_000_000)
+        }
+    }
+
+    func set(_ s: EmbeddingStatus) {
+        if s != status { status = s; nudge.nudge() }
+    }
+
+    /// One pass: backfill passages of old index entries, then embed everything pending.
+    func pass() async {
+        backfill()
+        if clientResolvedAt == nil || (client == nil && Date().timeIntervalSince(clientResolvedAt ?? .distantPast) > 60) {
+            clientResolvedAt = Date()
+            switch await EmbeddingClientFactory.make(configuration: configuration, environment: environment, logger: logger) {
+            case .client(let c):
+                client = c
+                logger.info("embeddings", metadata: ["provider": "\(c.provider)", "model": "\(c.model)", "remote": "\(c.isRemote)"])
+            case .none(let why):
+                client = nil
+                set(EmbeddingStatus(state: "off", reason: why + "; retrieval is keyword-only"))
+            }
+        }
+        guard let client else { return }
+        do {
+            try await embedPending(client)
+        } catch {
+            logger.warning("embedding failed", metadata: ["error": "\(error)"])
+            var s = status
+            s.state = "paused"
+            s.reason = "\(error)"
+            set(s)
+        }
+    }
+
+    /// Documents indexed before passages existed get theirs from the file (when it still matches).
+    func backfill() { _ = PassageBackfill.run(database: database) }
+
+    func projectConfiguration(_ projectID: Int64) -> Configuration {
+        if let c = projectConfigs[projectID] { return c }
+        if projectRoots.isEmpty, let all = try? database.projects() { for p in all { projectRoots[p.id] = p.root } }
+        let c = projectRoots[projectID].map {
+            ConfigurationLoader.load(paths: paths, project: $0, environment: environment).config
+        } ?? configuration
+        projectConfigs[projectID] = c
+        return c
+    }
+
+    /// Whether a passage may be sent to this client: a remote one never gets private documents.
+    func mayEmbed(_ p: PendingPassage, _ client: EmbeddingClient) -> Bool {
+        guard client.isRemote else { return true }
+        if p.isPrivate { return false }
+        var fm = FrontMatter()
+        fm.tk.review = nil
+        return ReviewPolicy.exclusion(frontMatter: fm, relative: p.path, config: projectConfiguration(p.projectID)) == nil
+    }
+
+    func embedPending(_ client: EmbeddingClient) async throws {
+        let model = client.modelID
+        let all = try database.passagesWithoutVectors(model: model)
+        let allowed = all.filter { mayEmbed($0, client) }
+        let withheld = all.count - allowed.count
+        let progress = try database.embeddingProgress(model: model)
+        var s = EmbeddingStatus(provider: client.provider, model: client.model, state: allowed.isEmpty ? "idle" : "embedding",
+                                embedded: progress.embedded, pending: allowed.count, withheld: withheld)
+        set(s)
+        var start = 0
+        let ledger = UsageLedger(database: database)
+        while start < allowed.count {
+            if Task.isCancelled { return }
+            let batch = Array(allowed[start..<min(allowed.count, start + client.batchSize)])
+            let texts = try database.embeddingTexts(keys: batch.map(\.key))
+            let items = batch.compactMap { p in texts[p.key].map { (p.key, $0) } }
+            if client.usdPerMillionTokens > 0 {
+                let estimate = Double(items.reduce(0) { $0 + ReviewPolicy.estimatedTokens($1.1) }) * client.usdPerMillionTokens / 1e6
+                let config = configuration
+                if let why = ReviewPolicy.budgetReason(spentToday: (try? ledger.spentToday()) ?? 0, estimate: estimate,
+                                                       budget: config.review.dailyBudgetUsd, local: false) {
+                    s.state = "paused"
+                    s.reason = "embedding " + why
+                    set(s)
+                    return
+                }
+            }
+            let (vectors, tokens) = try await client.embed(items.map(\.1), purpose: .document)
+            try database.storeVectors(model: model, zip(items, vectors).map { ($0.0, QuantizedVector($1)) })
+            let cost = Double(tokens) * client.usdPerMillionTokens / 1e6
+            try? ledger.record(provider: client.provider, model: client.model, usage: LLMUsage(inputTokens: tokens),
+                               costUsd: cost, kind: .embedding, local: !client.isRemote)
+            start += batch.count
+            s.embedded += items.count
+            s.pending = allowed.count - start
+            s.state = s.pending == 0 ? "idle" : "embedding"
+            set(s)
+        }
+        if !allowed.isEmpty { try? database.pruneVectors() }
+    }
+}
+
+extension EmbeddingStatus {
+    /// The line of `tk-agent status`.
+    static func line(_ e: EmbeddingStatus) -> String {
+        let who = [e.provider, e.model].compactMap { $0 }.joined(separator: "/")
+        var s = "Embeddings: "
+        switch e.state {
+        case "off": s += "off" + (e.reason.map { " — \($0)" } ?? "")
+        case "embedding": s += "\(who): embedding, \(e.embedded) done, \(e.pending) to go (keyword retrieval meanwhile)"
+        case "paused": s += "\(who): paused, \(e.pending) to go" + (e.reason.map { " — \($0)" } ?? "")
+        default: s += "\(who): \(e.embedded) passages embedded"
+        }
+        if e.withheld > 0 { s += "; \(e.withheld) private passages kept from the remote provider" }
+        return s
+    }
+}
+
+/// Writes the passages of documents indexed by a version without retrieval (or whose passages are
+/// out of step), from the file when it still has the indexed content.
+public enum PassageBackfill {
+    /// - Returns: how many documents got their passages.
+    @discardableResult
+    public static func run(database: AppDatabase, limit: Int = 100_000) -> Int {
+        guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
+        var done = 0
+        for m in missing {
+            guard case .bytes(let bytes, _) = Indexer.readRegularFile(m.root.appending(m.path), limit: 64 << 20),
+                  SHA256Digest.hex(bytes) == m.sha256 else { continue }
+            let doc = MarkdownDocument(bytes: bytes, fileName: m.path.lastComponent.display)
+            if (try? database.writePassages(projectID: m.projectID, path: m.path, sha256: m.sha256,
+                                            set: PassageSet(document: doc))) != nil { done += 1 }
+        }
+        return done
+    }
+}

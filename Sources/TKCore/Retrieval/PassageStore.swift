@@ -1,0 +1,197 @@
+import Foundation
+import GRDB
+
+extension PassageChunk {
+    /// The first 64 bits of `digest`, as stored (`passage.digest`, `passage_vector.digest`).
+    public var key: Int64 { Self.key(digest) }
+
+    static func key(_ hex: String) -> Int64 {
+        Int64(bitPattern: UInt64(hex.prefix(16), radix: 16) ?? 0)
+    }
+}
+
+/// A stored passage, as retrieval returns it.
+public struct StoredPassage: Sendable, Equatable {
+    public var id: Int64
+    public var documentID: Int64
+    public var projectID: Int64
+    public var project: PathBytes
+    public var path: PathBytes
+    public var startLine: Int
+    public var endLine: Int
+    public var heading: String
+    public var text: String
+}
+
+/// A passage waiting for its embedding.
+public struct PendingPassage: Sendable {
+    public var key: Int64
+    public var text: String
+    public var projectID: Int64
+    public var path: PathBytes
+    public var isPrivate: Bool
+}
+
+extension AppDatabase {
+    /// Brings a document's passages in line with its new content, inside the indexer's transaction.
+    /// A passage whose heading path and text did not change keeps its row (and so its id); only its
+    /// position is updated.
+    static func syncPassages(_ db: Database, documentID: Int64, sha256: String, set: PassageSet) throws {
+        var existing: [Int64: [(id: Int64, ordinal: Int, start: Int, end: Int)]] = [:]
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+            SELECT id, ordinal, start_line, end_line, digest FROM passage WHERE document_id = ?
+            """), arguments: [documentID])
+        while let row = try rows.next() {
+            existing[row["digest"], default: []].append((row["id"], row["ordinal"], row["start_line"], row["end_line"]))
+        }
+        let move = try db.cachedStatement(sql: "UPDATE passage SET ordinal = ?, start_line = ?, end_line = ? WHERE id = ?")
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO passage(document_id, ordinal, start_line, end_line, words, digest) VALUES (?, ?, ?, ?, ?, ?)
+            """)
+        let insertText = try db.cachedStatement(sql: "INSERT INTO passage_fts(rowid, heading, text) VALUES (?, ?, ?)")
+        for c in set.chunks {
+            let key = c.key
+            if var olds = existing[key], !olds.isEmpty {
+                let old = olds.removeFirst()
+                existing[key] = olds
+                if old.ordinal != c.ordinal || old.start != c.startLine || old.end != c.endLine {
+                    try move.execute(arguments: [c.ordinal, c.startLine, c.endLine, old.id])
+                }
+            } else {
+                try insert.execute(arguments: [documentID, c.ordinal, c.startLine, c.endLine, c.words, key])
+                try insertText.execute(arguments: [db.lastInsertedRowID, c.heading, c.text])
+            }
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM passage WHERE id = ?")
+        for olds in existing.values { for old in olds { try delete.execute(arguments: [old.id]) } }
+        try db.cachedStatement(sql: """
+            INSERT INTO document_retrieval(document_id, reading_order, private, sha256) VALUES (?, ?, ?, ?)
+            ON CONFLICT(document_id) DO UPDATE SET reading_order = excluded.reading_order,
+                private = excluded.private, sha256 = excluded.sha256
+            """).execute(arguments: [documentID, set.readingOrder, set.isPrivate, sha256])
+    }
+
+    /// Writes passages for documents indexed before passages existed (or by an older version).
+    public func writePassages(projectID: Int64, path: PathBytes, sha256: String, set: PassageSet) throws {
+        try writer.write { db in
+            guard let id = try Int64.fetchOne(db, sql: """
+                SELECT id FROM document WHERE project_id = ? AND path = ? AND sha256 = ?
+                """, arguments: [projectID, Data(path.bytes), sha256]) else { return }
+            try Self.syncPassages(db, documentID: id, sha256: sha256, set: set)
+        }
+    }
+
+    /// Documents whose passages were never written (indexed before this version): (project root, path, sha).
+    public func documentsWithoutPassages(limit: Int = 1000) throws -> [(projectID: Int64, root: PathBytes, path: PathBytes, sha256: String)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
+                LEFT JOIN document_retrieval r ON r.document_id = d.id
+                WHERE r.document_id IS NULL OR r.sha256 != d.sha256 LIMIT ?
+                """, arguments: [limit]).map { row in
+                (row["project_id"], PathBytes(Array(row["root"] as Data)), PathBytes(Array(row["path"] as Data)), row["sha256"])
+            }
+        }
+    }
+
+    /// The passages of one document, in order.
+    public func passages(documentID: Int64) throws -> [StoredPassage] {
+        try storedPassages(where: "p.document_id = ?", [documentID], order: "p.ordinal")
+    }
+
+    /// Passages by id (any order; missing ids are skipped).
+    public func passages(ids: [Int64]) throws -> [Int64: StoredPassage] {
+        guard !ids.isEmpty else { return [:] }
+        let list = ids.map(String.init).joined(separator: ",")
+        var out: [Int64: StoredPassage] = [:]
+        for p in try storedPassages(where: "p.id IN (\(list))", []) { out[p.id] = p }
+        return out
+    }
+
+    func storedPassages(where clause: String, _ args: StatementArguments, order: String = "p.id") throws -> [StoredPassage] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.id, p.document_id, d.project_id, pr.path AS root, d.path, p.start_line, p.end_line,
+                       f.heading, f.text
+                FROM passage p JOIN document d ON d.id = p.document_id JOIN project pr ON pr.id = d.project_id
+                JOIN passage_fts f ON f.rowid = p.id
+                WHERE \(clause) ORDER BY \(order)
+                """, arguments: args).map { row in
+                StoredPassage(id: row["id"], documentID: row["document_id"], projectID: row["project_id"],
+                              project: PathBytes(Array(row["root"] as Data)), path: PathBytes(Array(row["path"] as Data)),
+                              startLine: row["start_line"], endLine: row["end_line"], heading: row["heading"], text: row["text"])
+            }
+        }
+    }
+
+    /// How many distinct passages there are and how many have an embedding from `model`.
+    public func embeddingProgress(model: String) throws -> (embedded: Int, total: Int) {
+        try writer.read { db in
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT digest) FROM passage") ?? 0
+            let done = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM (SELECT DISTINCT digest FROM passage) p
+                WHERE EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = p.digest)
+                """, arguments: [model]) ?? 0
+            return (done, total)
+        }
+    }
+
+    /// Passages with no embedding from `model` yet, one per digest, in document order (no text).
+    public func passagesWithoutVectors(model: String) throws -> [PendingPassage] {
+        try writer.read { db in
+            var out: [PendingPassage] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT p.digest, d.project_id, d.path, COALESCE(r.private, 0) AS private
+                FROM passage p JOIN document d ON d.id = p.document_id
+                LEFT JOIN document_retrieval r ON r.document_id = d.id
+                WHERE NOT EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = p.digest)
+                ORDER BY p.id
+                """, arguments: [model])
+            var seen = Set<Int64>()
+            while let row = try rows.next() {
+                let key: Int64 = row[0]
+                guard seen.insert(key).inserted else { continue }
+                out.append(PendingPassage(key: key, text: "", projectID: row[1], path: PathBytes(Array(row[2] as Data)),
+                                          isPrivate: (row[3] as Int) != 0))
+            }
+            return out
+        }
+    }
+
+    /// The text to embed (heading path, then text) of passages by digest.
+    public func embeddingTexts(keys: [Int64]) throws -> [Int64: String] {
+        guard !keys.isEmpty else { return [:] }
+        return try writer.read { db in
+            var out: [Int64: String] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT p.digest, f.heading, f.text FROM passage p JOIN passage_fts f ON f.rowid = p.id
+                WHERE p.digest IN (\(keys.map(String.init).joined(separator: ",")))
+                """)
+            while let row = try rows.next() {
+                let heading: String = row[1], text: String = row[2]
+                out[row[0]] = heading.isEmpty ? text : heading + "\n\n" + text
+            }
+            return out
+        }
+    }
+
+    /// Stores embeddings (quantised to int8, see `QuantizedVector`).
+    public func storeVectors(model: String, _ items: [(key: Int64, vector: QuantizedVector)]) throws {
+        guard !items.isEmpty else { return }
+        try writer.write { db in
+            let st = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO passage_vector(model, dim, digest, scale, vector) VALUES (?, ?, ?, ?, ?)
+                """)
+            for (key, v) in items {
+                try st.execute(arguments: [model, v.values.count, key, Double(v.scale), Data(v.values.map { UInt8(bitPattern: $0) })])
+            }
+        }
+    }
+
+    /// Drops embeddings no passage uses any more.
+    public func pruneVectors() throws {
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM passage_vector WHERE digest NOT IN (SELECT digest FROM passage)")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// An embedding normalised to unit length and quantised to int8 (`value ≈ Float(values[i]) * scale`):
+/// a quarter of the space of float32, and a dot product in integers.
+public struct QuantizedVector: Sendable, Equatable {
+    public var values: [Int8]
+    public var scale: Float
+
+    public init(values: [Int8], scale: Float) { self.values = values; self.scale = scale }
+
+    public init(_ raw: [Float]) {
+        var norm: Float = 0
+        for x in raw { norm += x * x }
+        norm = norm.squareRoot()
+        let unit = norm > 0 ? raw.map { $0 / norm } : raw
+        let maxAbs = unit.reduce(Float(0)) { max($0, abs($1)) }
+        scale = maxAbs > 0 ? maxAbs / 127 : 1
+        let s = scale
+        values = unit.map { Int8(clamping: Int(($0 / s).rounded())) }
+    }
+
+    /// The cosine similarity with another quantised unit vector (0 when the dimensions differ).
+    public func cosine(_ other: QuantizedVector) -> Float {
+        guard values.count == other.values.count else { return 0 }
+        return values.withUnsafeBufferPointer { a in
+            other.values.withUnsafeBufferPointer { b in Float(VectorMath.dot(a, b)) * scale * other.scale }
+        }
+    }
+}
+
+/// Brute-force nearest neighbours over int8 vectors held in one contiguous buffer.
+public struct VectorMatrix: Sendable {
+    public let dim: Int
+    public private(set) var keys: [Int64] = []
+    public private(set) var scales: [Float] = []
+    public private(set) var data: [Int8] = []
+
+    public init(dim: Int) { self.dim = dim }
+
+    public var count: Int { keys.count }
+
+    public mutating func reserve(_ n: Int) {
+        keys.reserveCapacity(n); scales.reserveCapacity(n); data.reserveCapacity(n * dim)
+    }
+
+    /// Adds a vector given as raw int8 bytes (ignored when its length is not `dim`).
+    public mutating func append(key: Int64, scale: Float, bytes: UnsafeRawBufferPointer) {
+        guard bytes.count == dim else { return }
+        keys.append(key)
+        scales.append(scale)
+        data.append(contentsOf: bytes.bindMemory(to: Int8.self))
+    }
+
+    /// Cosine similarity of every vector with `query` (same order as `keys`).
+    public func scores(_ query: QuantizedVector) -> [Float] {
+        guard query.values.count == dim, dim > 0 else { return [Float](repeating: 0, count: count) }
+        var out = [Float](repeating: 0, count: count)
+        query.values.withUnsafeBufferPointer { q in
+            data.withUnsafeBufferPointer { all in
+                for i in 0..<count {
+                    let row = UnsafeBufferPointer(rebasing: all[(i * dim)..<((i + 1) * dim)])
+                    out[i] = Float(VectorMath.dot(q, row)) * scales[i] * query.scale
+                }
+            }
+        }
+        return out
+    }
+}
+
+enum VectorMath {
+    /// The integer dot product of two int8 vectors of the same length, 16 lanes at a time.
+    @inline(__always)
+    static func dot(_ a: UnsafeBufferPointer<Int8>, _ b: UnsafeBufferPointer<Int8>) -> Int32 {
+        let n = min(a.count, b.count)
+        var acc = SIMD16<Int32>()
+        var i = 0
+        guard let pa = a.baseAddress, let pb = b.baseAddress else { return 0 }
+        let ra = UnsafeRawPointer(pa), rb = UnsafeRawPointer(pb)
+        while i + 16 <= n {
+            let va = ra.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)
+            let vb = rb.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)
+            acc &+= SIMD16<Int32>(truncatingIfNeeded: va) &* SIMD16<Int32>(truncatingIfNeeded: vb)
+            i += 16
+        }
+        var sum = acc.wrappedSum()
+        while i < n { sum &+= Int32(pa[i]) &* Int32(pb[i]); i += 1 }
+        return sum
+    }
+}

@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""A real embedding model behind Ollama's and OpenAI's embedding APIs, for tests and benchmarks.
+
+Answers Ollama's `GET /api/version`, `GET /api/tags`, `POST /api/embed` and OpenAI's
+`POST /v1/embeddings` with wordllama vectors (256 dimensions, the weights ship in the wheel: no
+network), and appends every request to a JSON-lines log: `{"path", "model", "inputs": [...]}`.
+
+    python3 embedserver.py [--port 0] [--log FILE] [--fail-first N]
+
+Prints `PORT <n>` on stdout once it listens. `--fail-first N` answers the first N embedding
+requests with 429 and `retry-after: 0` (retries are then visible in the log).
+"""
+import argparse
+import json
+import os
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+MODEL = "wordllama-embed"
+
+
+def load_model():
+    import wordllama
+    from wordllama import WordLlama
+    # wordllama 0.4 looks for its tokenizer where the wheel does not put it, then downloads:
+    # load from the installed package folder, offline.
+    return WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
+
+
+class State:
+    def __init__(self, log, fail_first):
+        self.lock = threading.Lock()
+        self.log = log
+        self.fail_left = fail_first
+        self.model = load_model()
+
+    def record(self, entry):
+        if not self.log:
+            return
+        with self.lock, open(self.log, "a", encoding="utf-8") as f:
+            f.write(json.dumps(entry) + "\n")
+
+    def should_fail(self):
+        with self.lock:
+            if self.fail_left > 0:
+                self.fail_left -= 1
+                return True
+            return False
+
+    def embed(self, texts):
+        with self.lock:
+            vecs = self.model.embed(texts)
+        return [[float(x) for x in v] for v in vecs]
+
+
+def tokens(texts):
+    return sum(len(t.split()) for t in texts)
+
+
+def make_handler(state):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a):
+            pass
+
+        def send_json(self, status, obj, headers=None):
+            body = json.dumps(obj).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            if self.path == "/api/version":
+                self.send_json(200, {"version": "0.6.0"})
+            elif self.path == "/api/tags":
+                self.send_json(200, {"models": [{"name": MODEL + ":latest", "model": MODEL + ":latest"}]})
+            else:
+                self.send_json(404, {"error": "not found"})
+
+        def do_POST(self):
+            n = int(self.headers.get("content-length") or 0)
+            try:
+                req = json.loads(self.rfile.read(n) or b"{}")
+            except json.JSONDecodeError:
+                self.send_json(400, {"error": "bad json"})
+                return
+            inputs = req.get("input", [])
+            if isinstance(inputs, str):
+                inputs = [inputs]
+            model = req.get("model", "")
+            if self.path not in ("/api/embed", "/v1/embeddings"):
+                self.send_json(404, {"error": "not found"})
+                return
+            state.record({"path": self.path, "model": model, "inputs": inputs,
+                          "authorization": bool(self.headers.get("authorization"))})
+            if state.should_fail():
+                err = {"error": "rate limited"} if self.path == "/api/embed" else \
+                    {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
+                self.send_json(429, err, {"retry-after": "0"})
+                return
+            vecs = state.embed(inputs) if inputs else []
+            if self.path == "/api/embed":
+                self.send_json(200, {"model": model, "embeddings": vecs, "prompt_eval_count": tokens(inputs)})
+            else:
+                self.send_json(200, {"object": "list", "model": model,
+                                     "data": [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vecs)],
+                                     "usage": {"prompt_tokens": tokens(inputs), "total_tokens": tokens(inputs)}})
+    return Handler
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--log")
+    ap.add_argument("--fail-first", type=int, default=0)
+    a = ap.parse_args()
+    state = State(a.log, a.fail_first)
+    srv = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(state))
+    print(f"PORT {srv.server_address[1]}", flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,236 @@
+"""End-to-end tests of retrieval: passages, incremental embeddings through a real embedding model
+(embedserver.py, wordllama), cited answers, private documents, no spoilers."""
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+HERE = pathlib.Path(__file__).resolve().parent
+SHARED = HERE.parents[1] / ".." / "shared" / "corpora"
+
+pytest.importorskip("wordllama")
+
+
+@pytest.fixture
+def embed(tmp_path):
+    """The embedding test server on a free loopback port; `.requests()` reads its log."""
+    log = tmp_path / "embed.jsonl"
+    p = subprocess.Popen([sys.executable, str(HERE / "embedserver.py"), "--log", str(log)],
+                         stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    assert line.startswith("PORT "), line
+    port = int(line.split()[1])
+
+    class Server:
+        url = f"http://127.0.0.1:{port}"
+
+        def requests(self):
+            if not log.exists():
+                return []
+            return [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+
+        def inputs(self):
+            return [t for r in self.requests() for t in r["inputs"]]
+
+    yield Server()
+    p.terminate()
+    p.wait(timeout=5)
+
+
+def configure(tk, embed, provider="ollama", extra=None):
+    cfg = {"watch": {"settle_ms": 50}, "review": {"auto": False}, "notifications": {"enabled": False},
+           "embeddings": {"provider": provider, "base_url": embed.url}}
+    if provider == "openai":
+        cfg["embeddings"]["model"] = "wordllama-embed"
+    for k, v in (extra or {}).items():
+        cfg[k] = {**cfg.get(k, {}), **v} if isinstance(v, dict) else v
+    path = tk.config_home / "tk" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(cfg))
+
+
+def embedded_idle(tk):
+    e = tk.status().get("embeddings") or {}
+    return e.get("state") == "idle" and e.get("pending") == 0 and tk.idle()
+
+
+def chapters(n, words=60):
+    out = []
+    for i in range(n):
+        body = " ".join(f"w{i}x{j}" for j in range(words))
+        out.append(f"## Part {i}\n\nThe lighthouse keeper number {i} wrote {body}.\n")
+    return "\n".join(out)
+
+
+def test_restart_sends_nothing_and_an_edit_sends_one_passage(tk, embed):
+    configure(tk, embed)
+    proj = tk.project()
+    (proj / "a.md").write_text("# A\n\n" + chapters(4))
+    (proj / "b.md").write_text("# B\n\n" + chapters(3))
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings", proc=agent)
+    first = embed.inputs()
+    assert len(first) == 7
+    assert tk.status()["embeddings"]["embedded"] == 7
+    tk.stop(agent)
+
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings after restart", proc=agent)
+    assert embed.inputs() == first, "a restart re-embedded something"
+
+    text = (proj / "a.md").read_text().replace("keeper number 2 wrote", "keeper number 2 painted")
+    (proj / "a.md").write_text(text)
+    tk.wait_for(lambda: len(embed.inputs()) > len(first), timeout=30, what="the edit to be embedded", proc=agent)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the edit", proc=agent)
+    new = embed.inputs()[len(first):]
+    assert len(new) == 1 and "painted" in new[0]
+
+    # A rename re-embeds nothing either.
+    (proj / "b.md").rename(proj / "c.md")
+    tk.wait_for(lambda: "c.md" in tk.indexed_paths(), timeout=30, what="the rename", proc=agent)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the rename", proc=agent)
+    assert len(embed.inputs()) == len(first) + 1
+
+
+def test_private_documents_never_reach_a_remote_provider(tk, embed):
+    # `remote: true` makes the loopback test server count as a remote (cloud) provider.
+    configure(tk, embed, provider="openai",
+              extra={"embeddings": {"remote": True}, "review": {"exclude": ["drafts"]}})
+    proj = tk.project()
+    (proj / "public.md").write_text("# Public\n\nThe harbour opens at dawn.\n")
+    (proj / "secret.md").write_text("---\ntk: {review: false}\n---\n# Secret\n\nThe treasure zebracode lies here.\n")
+    (proj / "drafts").mkdir()
+    (proj / "drafts" / "d.md").write_text("# Draft\n\nUnfinished quokkaword notes.\n")
+    agent = tk.start(proj, extra_env={"OPENAI_API_KEY": "sk-test-not-real"})
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings", proc=agent)
+    sent = " ".join(embed.inputs())
+    assert "harbour" in sent
+    assert "zebracode" not in sent and "quokkaword" not in sent
+    assert tk.status()["embeddings"]["withheld"] == 2
+    assert all(r["authorization"] for r in embed.requests())
+    # --sources shows private passages (it stays local) and sends nothing, not even the question.
+    before = len(embed.requests())
+    r = tk.json("ask", "zebracode treasure", "--project", proj, "--sources", "--json")
+    assert any(s["path"] == "secret.md" for s in r["sources"])
+    assert len(embed.requests()) == before
+    tk.stop(agent)
+
+
+def test_a_loopback_provider_gets_private_documents_too(tk, embed):
+    configure(tk, embed)
+    proj = tk.project()
+    (proj / "secret.md").write_text("---\ntk: {review: false}\n---\n# Secret\n\nThe treasure zebracode lies here.\n")
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings", proc=agent)
+    assert any("zebracode" in t for t in embed.inputs())
+    tk.stop(agent)
+
+
+def test_ask_cites_validates_and_never_cites_renamed_or_deleted(tk, embed, tmp_path):
+    configure(tk, embed)
+    proj = tk.project()
+    (proj / "old.md").write_text("# Old\n\nThe lighthouse was painted red in spring.\n")
+    (proj / "gone.md").write_text("# Gone\n\nThe lighthouse keeper left in winter.\n")
+    (proj / "stay.md").write_text("# Stay\n\nThe lighthouse lamp burns whale oil.\n")
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings", proc=agent)
+    (proj / "old.md").rename(proj / "new.md")
+    (proj / "gone.md").unlink()
+    tk.wait_for(lambda: tk.indexed_paths() == ["new.md", "stay.md"], timeout=30, what="rename and delete", proc=agent)
+    tk.stop(agent)
+
+    r = tk.json("ask", "what about the lighthouse?", "--project", proj, "--sources", "--json")
+    assert r["answer"] is None
+    paths = {s["path"] for s in r["sources"]}
+    assert paths == {"new.md", "stay.md"}
+    for s in r["sources"]:
+        assert set(s) == {"n", "project", "path", "start_line", "end_line", "heading", "score", "text"}
+
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps(["It was painted red [1], burns oil [2] and the keeper left [7]."]))
+    log = tmp_path / "hook.jsonl"
+    env = {"TK_FAKE_PROVIDER_REPLIES": str(replies), "TK_FAKE_PROVIDER_LOG": str(log)}
+    r = tk.json("ask", "what about the lighthouse?", "--project", proj, "--json", env=env)
+    assert set(r) == {"question", "answer", "sources", "citations", "dropped_citations", "usage"}
+    assert "[7]" not in r["answer"] and "[1]" in r["answer"]
+    assert r["dropped_citations"] == 1
+    assert [c["valid"] for c in r["citations"]] == [True, True, False]
+    assert r["citations"][2]["path"] is None
+    prompt = json.loads(log.read_text().splitlines()[0])["messages"][0]["content"]
+    assert "gone.md" not in prompt and "old.md" not in prompt and "[1] " in prompt
+
+    replies.write_text(json.dumps(["Red [1] and oil [2] [9]."]))
+    out = tk.run("ask", "what about the lighthouse?", "--project", proj, env=env).stdout
+    assert "[9]" not in out
+    assert re.search(r"^\[1\] (new|stay)\.md:\d+-\d+", out, re.M)
+
+    dry = tk.run("ask", "lighthouse", "--project", proj, "--dry-run").stdout
+    assert "--- system ---" in dry and "Question: lighthouse" in dry
+
+
+def test_keyword_only_without_provider_says_so_once(tk):
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"embeddings": {"provider": "none"}}))
+    proj = tk.project()
+    (proj / "a.md").write_text("# A\n\nThe lighthouse was painted red.\n")
+    tk.run("index", proj)
+    r = tk.run("ask", "Where did I mention the lighthouse?", "--project", proj, "--sources")
+    assert r.stderr.count("keyword-only") == 1
+    assert "a.md:1-3" in r.stdout
+    r = tk.run("search", "--hybrid", "lighthouse", "--json")
+    assert json.loads(r.stdout)["results"][0]["path"] == "a.md"
+    assert tk.run("search", "lighthouse", "--json").returncode == 0
+
+
+def folder200(tmp_path):
+    archive = SHARED / "prose.tar.zst"
+    if not archive.exists():
+        pytest.skip("../shared/corpora/prose.tar.zst is not there")
+    if not shutil.which("zstd"):
+        pytest.skip("zstd is not installed (scripts/deps installs it)")
+    out = tmp_path / "corpus"
+    out.mkdir()
+    subprocess.run(f"zstd -dc '{archive}' | tar -x -C '{out}' prose/folder200", shell=True, check=True)
+    return out / "prose" / "folder200"
+
+
+def natural(p):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", p)]
+
+
+def test_until_never_returns_a_passage_after_the_limit(tk, tmp_path):
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"embeddings": {"provider": "none"}}))
+    proj = folder200(tmp_path)
+    tk.run("index", proj)
+    scenes = sorted((p.name for p in proj.glob("*.md")), key=natural)
+    assert len(scenes) == 200
+    rank = {s: i for i, s in enumerate(scenes)}
+    for i, scene in enumerate(scenes):
+        line = 12 if i % 2 else None
+        spec = f"{scene}:{line}" if line else scene
+        r = tk.json("ask", "Elizabeth Darcy Wickham Bennet sister letter", "--project", proj, "--until", spec,
+                    "--sources", "--json", "--passages", "50")
+        assert r["sources"] or i == 0
+        for s in r["sources"]:
+            assert rank[s["path"]] <= i, (spec, s["path"])
+            if line and s["path"] == scene:
+                assert s["end_line"] <= line, (spec, s)
+    # --from: nothing before the start point.
+    r = tk.json("ask", "Elizabeth Darcy", "--project", proj, "--from", "scene-150.md", "--sources", "--json",
+                "--passages", "50")
+    assert r["sources"] and all(rank[s["path"]] >= 149 for s in r["sources"])
+    # `tk: {order: N}` moves a scene in the reading order.
+    first = proj / "scene-200.md"
+    first.write_text("---\ntk: {order: 0}\n---\n" + first.read_text())
+    tk.run("index", proj)
+    r = tk.json("ask", "Elizabeth", "--project", proj, "--until", "scene-001.md", "--sources", "--json", "--passages", "50")
+    assert {s["path"] for s in r["sources"]} <= {"scene-001.md", "scene-200.md"}
+    assert any(s["path"] == "scene-200.md" for s in r["sources"])
