@@ -317,6 +317,7 @@ public actor Agent {
             let pipeline = self.pipeline
             let config = state.config
             let refresh = refreshRoots.contains(root)
+            let paths = options.paths
             let outcome: Result<(IndexReport, [String: String?], [DocumentChange]), any Error> = await offload {
                 var sidecarProblems: [String: String?] = [:]
                 var all: [DocumentChange] = []
@@ -325,6 +326,7 @@ public actor Agent {
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh, progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
+                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: pipeline.notify)
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
                     all.append(contentsOf: changes.lazy.filter { change in

@@ -53,6 +53,10 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var watch: Watch
     public var notifications: Notifications
     public var heuristics: Heuristics
+    /// Words written and goals (`Progress/`).
+    public var progress: ProgressSettings
+    /// The version history (`History/`).
+    public var history: HistorySettings
     /// Project-wide defaults for documents without a `tk:` block.
     public var storyType: String?
     public var advisors: [String]?
@@ -105,6 +109,9 @@ public enum ConfigurationLoader {
       "watch": {"settle_ms": 300, "max_settle_ms": 5000, "ignore": [], "max_file_bytes": 10485760, "rescan_minutes": 60},
       "notifications": {"enabled": true, "command": "notify-send"},
       "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": []},
+      "progress": {"daily_goal": null, "target_words": null, "deadline": null,
+                   "writing_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], "day_starts": "04:00", "import_words": 500},
+      "history": {"interval_minutes": 30, "keep": {"all_days": 7, "daily_days": 30}},
       "story_type": null,
       "advisors": null,
       "draft_stage": null

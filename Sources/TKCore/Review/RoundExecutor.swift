@@ -180,6 +180,7 @@ public struct RoundExecutor: Sendable {
             }
         }
 
+        ProgressHooks.snapshot(paths: env.paths, database: env.database, project: rec.project, document: rec.document, bytes: prepared.bytes, reason: "review", logger: log)
         rec.status = .running
         rec.tries += 1
         rec.startedAt = RFC3339.string(env.now.date())

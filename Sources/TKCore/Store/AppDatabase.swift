@@ -77,6 +77,7 @@ public struct AppDatabase: Sendable {
         registerReviewMigrations(&m)
         registerJourneyMigrations(&m)
         registerWritingMigrations(&m)
+        registerProgressMigrations(&m)
         return m
     }
 }

@@ -74,6 +74,7 @@ extension TKAgent.Journey {
                 throw CLIError("\(file): \(error)")
             }
             if let problem = outcome.problem { printError("warning: \(problem)") }
+            if stage != nil { HistoryCLI.snapshotBeforeWrite(loc.absolute, bytes: bytes, reason: "stage") }
             SuggestionLookup.nudgeAgent()
             var notes: [String] = []
             if storyType != nil, tk.storyType != nil { notes.append("story_type") }
