@@ -269,7 +269,7 @@ public struct HistoryService: Sendable {
 
     /// Words inserted and deleted between two texts (a plain word diff: moves count both ways).
     public static func wordChanges(old: String, new: String) -> (added: Int, removed: Int) {
-        let a = WordsWritten.words(old).map(String.init), b = WordsWritten.words(new).map(String.init)
+        let a = WordsWritten.words(old).map(WordsWritten.comparable), b = WordsWritten.words(new).map(WordsWritten.comparable)
         var added = 0, removed = 0
         for op in SequenceDiff.diff(a, b) {
             switch op {
