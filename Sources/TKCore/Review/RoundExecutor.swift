@@ -138,7 +138,7 @@ public struct RoundExecutor: Sendable {
             return rec
         }
 
-        let prepared: ReviewRunner.Prepared
+        var prepared: ReviewRunner.Prepared
         do {
             prepared = try runner.prepare(project: rec.project, document: rec.document, advisorsOverride: rec.advisors,
                                           config: config)
@@ -146,6 +146,7 @@ public struct RoundExecutor: Sendable {
             return end(.failed, error.message, error: error.message)
         }
         if let exclusion = prepared.exclusion { return end(.failed, exclusion) }
+        prepared = HistoryService(paths: env.paths, database: env.database).narrow(prepared, round: rec)
         rec.advisors = prepared.advisorIds
         rec.contentSha = prepared.contentSha
 
@@ -191,7 +192,7 @@ public struct RoundExecutor: Sendable {
                                                    "provider": "\(provider.name)", "model": "\(provider.model)"])
         let ledger = self.ledger
         do {
-            let outcome = try await runner.execute(
+            var outcome = try await runner.execute(
                 prepared, roundID: rec.id, project: rec.project, document: rec.document, config: config, provider: provider
             ) { response in
                 do {
@@ -201,6 +202,7 @@ public struct RoundExecutor: Sendable {
                     log.error("cannot record usage", metadata: ["error": "\(error)"])
                 }
             }
+            outcome.suggestions = ChangedScope.inFocus(outcome.suggestions, prepared, anchoredIn: outcome.anchoredIn)
             rec.provider = outcome.provider
             rec.model = outcome.model
             rec.inputTokens += outcome.usage.inputTokens
