@@ -218,3 +218,37 @@ def test_a_changed_scope_round_reads_a_quarter_and_keeps_untouched_suggestions(t
     assert q_far not in pending            # outside the changes: not taken
     h = tk.json("history", proj / "book.md", "--json")
     assert [e["reason"] for e in h][:2] == ["review", "review"]
+
+
+def test_the_agent_counts_saves_and_announces_the_goal_once(tk):
+    proj = tk.project()
+    doc_path = proj / "draft.md"
+    doc_path.write_text(doc("# Draft", "Start here."))
+    (proj / ".tk").mkdir()
+    (proj / ".tk" / "config.json").write_text(json.dumps({"progress": {"daily_goal": 10}}))
+    log = tk.root / "notified.txt"
+    script = tk.root / "fake-notify"
+    script.write_text(f"#!/bin/sh\nprintf '%s|' \"$@\" >> {log}\necho >> {log}\n")
+    script.chmod(0o755)
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"watch": {"settle_ms": 50}, "review": {"auto": False},
+                               "notifications": {"enabled": True, "command": str(script)}}))
+    tk.start(proj, extra_env={"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent-test-bus"})
+    tk.wait_for(lambda: sidecar(proj, "draft.md"), what="first scan")
+
+    def today():
+        return tk.json("progress", "--project", proj, "--json")["today"]
+
+    doc_path.write_text(doc("# Draft", "Start here.", "Six new words are written now."))
+    tk.wait_for(lambda: today()["written"] == 6, what="six words written")
+    assert not log.exists()
+    doc_path.write_text(doc("# Draft", "Start here.", "Six new words are written now.", "Five more make the goal."))
+    tk.wait_for(lambda: log.exists() and "Goal reached" in log.read_text(), what="goal notification")
+    assert today() == {**today(), "written": 11, "goal": 10, "met": True}
+    doc_path.write_text(doc("# Draft", "Start here.", "Six new words are written now.", "Five more make the goal.", "And more."))
+    tk.wait_for(lambda: today()["written"] == 13, what="more words")
+    lines = log.read_text().splitlines()
+    assert len(lines) == 1 and "11 words written today" in lines[0]
+    h = tk.json("history", doc_path, "--json")
+    assert h[-1]["reason"] == "first"
