@@ -352,6 +352,42 @@ public struct HistoryService: Sendable {
 
     // MARK: Figures
 
+    /// Fills the days that have no figures from the versions kept: each version against the one
+    /// before it of the same document counts for the day of the later one (coarser than every
+    /// save: a move between documents between two versions is not recognised).
+    /// - Returns: the days filled.
+    @discardableResult
+    public func rebuildProgress(project: PathBytes, settings: ProgressSettings) throws -> [String] {
+        let projectKey = Data(project.bytes)
+        let (counted, snapshots) = try writer.read { db in
+            (Set(try String.fetchAll(db, sql: "SELECT DISTINCT day FROM progress_event WHERE project = ?", arguments: [projectKey])),
+             try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? ORDER BY path, id", arguments: [projectKey])
+                .map(Self.record))
+        }
+        var filled: [String: [(String, WordsWritten.Count)]] = [:]
+        var previous: SnapshotRecord?
+        for s in snapshots {
+            defer { previous = s }
+            guard let p = previous, p.path == s.path, p.sha256 != s.sha256, let t = RFC3339.date(s.time) else { continue }
+            let day = ProgressCalendar.day(of: t, dayStarts: settings.dayStarts)
+            guard !counted.contains(day), let old = try? objects.get(p.sha256), let new = try? objects.get(s.sha256) else { continue }
+            // A "restore" version is the one a restore replaced; what follows it holds the old text
+            // written back, which is not writing.
+            if p.reason == "restore" { continue }
+            let outcome = WordsWritten.count(previous: String(decoding: old, as: UTF8.self), new: String(decoding: new, as: UTF8.self),
+                                             importWords: max(0, settings.importWords))
+            if !outcome.count.isZero { filled[day, default: []].append((s.path, outcome.count)) }
+        }
+        try writer.write { db in
+            for (day, list) in filled {
+                for (path, c) in list {
+                    try insertEvent(db, projectKey, Data(PathBytes(path).bytes), day, "\(day)T00:00:00Z", c)
+                }
+            }
+        }
+        return filled.keys.sorted()
+    }
+
     /// Words written, imported and deleted per day (`YYYY-MM-DD`), for one project or all (nil).
     public func days(project: PathBytes?, from: String, to: String) throws -> [String: WordsWritten.Count] {
         try writer.read { db in

@@ -14,10 +14,12 @@ extension TKAgent {
                 """)
         @Option(name: .long, help: "One project (a folder); default: all projects, with the user configuration.") var project: String?
         @Option(name: .long, help: "Days in the chart (default 14).") var days: Int = 14
+        @Flag(name: .long, help: "Fill the days without figures from the versions kept (needs --project).") var rebuild = false
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
             if days < 1 || days > 3660 { throw ValidationError("--days must be between 1 and 3660") }
+            if rebuild && project == nil { throw ValidationError("--rebuild needs --project") }
         }
 
         func run() async throws {
@@ -29,6 +31,12 @@ extension TKAgent {
             let loaded = ConfigurationLoader.load(paths: paths, project: root)
             for p in loaded.problems { printError("warning: \(p)") }
             let service = HistoryService(paths: paths, database: try openDatabase())
+            if rebuild, let root {
+                do {
+                    let filled = try service.rebuildProgress(project: root, settings: loaded.config.progress)
+                    printError(filled.isEmpty ? "no day to fill from the versions kept" : "filled \(filled.count) day(s) from the versions kept")
+                } catch { throw CLIError("cannot rebuild the figures: \(error)") }
+            }
             let report: ProgressReport
             do { report = try ProgressReport.build(service: service, project: root, settings: loaded.config.progress, days: days) } catch {
                 throw CLIError("cannot read the progress figures: \(error)")

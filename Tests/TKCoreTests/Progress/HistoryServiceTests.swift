@@ -94,3 +94,21 @@ import Testing
         #expect(left >= 28 + 29 && left <= 28 + 31 + 5)
     }
 }
+
+extension HistoryServiceTests {
+    @Test func daysWithoutFiguresAreRebuiltFromTheVersionsKept() throws {
+        let (service, clock, root) = try make()
+        let a = PathBytes("a.md")
+        try service.snapshot(project: root, path: a, bytes: Array("One two.\n".utf8), reason: "manual")
+        clock.advance(86_400)
+        try service.snapshot(project: root, path: a, bytes: Array("One two three four.\n".utf8), reason: "restore")
+        clock.advance(3600)
+        try service.snapshot(project: root, path: a, bytes: Array("One two.\n".utf8), reason: "edit")
+        let filled = try service.rebuildProgress(project: root, settings: settings)
+        #expect(filled.count == 1)
+        let day = try #require(filled.first)
+        #expect(try service.days(project: root, from: day, to: day)[day] == WordsWritten.Count(written: 2, imported: 0, deleted: 0))
+        // Days with figures are left alone.
+        #expect(try service.rebuildProgress(project: root, settings: settings).isEmpty)
+    }
+}
