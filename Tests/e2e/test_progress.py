@@ -2,6 +2,7 @@
 import json
 import math
 import shutil
+import sqlite3
 
 import pytest
 
@@ -154,9 +155,14 @@ def test_history_diff_restore_across_a_rename(tk):
     # Bad input: one clear line.
     r = tk.run("restore", proj / "chapter-one.md", "999999", check=False)
     assert r.returncode == 1 and "no version 999999" in r.stderr
-    # Objects are compressed and content-addressed in the data folder.
-    objects = list((tk.data / "history" / "objects").rglob("*.z"))
-    assert 3 <= len(objects) <= 4
+    # Versions are stored once each (content-addressed), compressed, in the data folder's database.
+    db = sqlite3.connect(tk.data / "index.sqlite")
+    try:
+        shas = [r[0] for r in db.execute("SELECT sha256 FROM history_object")]
+        assert len(shas) == len(set(shas)) == 3
+        assert all(size > 0 for (size,) in db.execute("SELECT size FROM history_object"))
+    finally:
+        db.close()
 
 
 # -- rounds that read only what changed ------------------------------------------------------

@@ -16,8 +16,9 @@ public struct SnapshotRecord: Sendable, Equatable, Codable {
 
 /// A document event, as plain values (what the document owner reports).
 public enum DocumentEvent: Sendable {
-    /// Saved with these bytes (or seen for the first time).
-    case saved(path: PathBytes, bytes: [UInt8])
+    /// Saved with these bytes (or seen for the first time). `created`: the file is new (made after
+    /// history first saw the project), so a first sight of it is writing, not a seed.
+    case saved(path: PathBytes, bytes: [UInt8], created: Bool = false)
     case moved(from: PathBytes, to: PathBytes, bytes: [UInt8])
     case removed(path: PathBytes)
 }
@@ -32,12 +33,12 @@ public struct HistoryService: Sendable {
 
     public init(paths: Paths, database: AppDatabase, now: Now = .progress()) {
         self.database = database
-        self.objects = ObjectStore(paths: paths)
+        self.objects = ObjectStore(database: database)
         self.now = now
     }
 
-    public init(database: AppDatabase, objects: ObjectStore, now: Now) {
-        self.database = database; self.objects = objects; self.now = now
+    public init(database: AppDatabase, now: Now) {
+        self.database = database; self.objects = ObjectStore(database: database); self.now = now
     }
 
     var writer: any DatabaseWriter { database.writer }
@@ -64,24 +65,38 @@ public struct HistoryService: Sendable {
         var observed = Observed(day: day)
         let projectKey = Data(project.bytes)
         // The previous version of every saved document (from the object store).
-        struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool }
+        struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool; var created: Bool; var lastSha: String? }
         var saves: [Save] = []
-        let knownProject = try writer.read { db in
-            try Bool.fetchOne(db, sql: "SELECT EXISTS(SELECT 1 FROM history_document WHERE project = ?)", arguments: [projectKey]) ?? false
+        // The last-seen version of every document of the project (one query; renames update it below).
+        var lastSeen: [PathBytes: String] = [:]
+        try writer.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM history_document WHERE project = ? AND path = ?")
+            for event in events {
+                let paths: [PathBytes]
+                switch event {
+                case .saved(let p, _, _), .removed(let p): paths = [p]
+                case .moved(let from, let to, _): paths = [from, to]
+                }
+                for p in paths where lastSeen[p] == nil {
+                    if let sha = try String.fetchOne(statement, arguments: [projectKey, Data(p.bytes)]) { lastSeen[p] = sha }
+                }
+            }
         }
         for event in events {
+            if case .moved(let from, let to, _) = event {
+                lastSeen[to] = lastSeen.removeValue(forKey: from)
+            }
             switch event {
-            case .saved(let path, let bytes), .moved(_, let path, let bytes):
+            case .saved(let path, let bytes, _), .moved(_, let path, let bytes):
                 if case .moved(let from, let to, _) = event { try rename(project: project, from: from, to: to) }
                 let sha = SHA256Digest.hex(bytes)
-                let last = try writer.read { db in
-                    try String.fetchOne(db, sql: "SELECT sha256 FROM history_document WHERE project = ? AND path = ?",
-                                        arguments: [projectKey, Data(path.bytes)])
-                }
+                let last = lastSeen[path]
                 if last == sha { continue }
                 var previous: String?
                 if let last, let old = try? objects.get(last) { previous = String(decoding: old, as: UTF8.self) }
-                saves.append(Save(path: path, bytes: bytes, sha: sha, previous: previous, known: last != nil))
+                var created = false
+                if case .saved(_, _, let c) = event { created = c }
+                saves.append(Save(path: path, bytes: bytes, sha: sha, previous: previous, known: last != nil, created: created, lastSha: last))
             case .removed:
                 // The history stays (a restore can bring the document back); nothing was written.
                 continue
@@ -104,10 +119,10 @@ public struct HistoryService: Sendable {
             var movedIn: [String: Int] = [:]
             for (k, list) in leaving { movedIn[k, default: 0] += list.filter { $0.path != s.path }.count }
             for p in pooled where p.path != s.path { movedIn[p.key, default: 0] += 1 }
-            // A document seen for the first time in a project seen before is new writing; the first
-            // sight of a whole project (its first scan) is not.
+            // A document seen for the first time is writing only when its file was created since
+            // history first saw the project (not on a first scan, nor after an upgrade).
             let outcome: WordsWritten.Outcome
-            if !s.known && !knownProject {
+            if !s.known && !s.created {
                 outcome = WordsWritten.Outcome()
             } else {
                 outcome = WordsWritten.count(previous: s.previous, new: text, movedIn: movedIn, importWords: max(0, progress.importWords))
@@ -162,10 +177,9 @@ public struct HistoryService: Sendable {
                     try db.execute(sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'removed', ?, ?, ?)",
                                    arguments: [projectKey, pathKey, p.key, p.words, day])
                 }
-                for p in outcome.added {
-                    try db.execute(sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'added', ?, ?, ?)",
-                                   arguments: [projectKey, pathKey, p.key, p.words, day])
-                }
+                let addedStatement = try db.cachedStatement(
+                    sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'added', ?, ?, ?)")
+                for p in outcome.added { try addedStatement.execute(arguments: [projectKey, pathKey, p.key, p.words, day]) }
                 count.deleted = max(0, count.deleted)
                 if !count.isZero { try insertEvent(db, projectKey, pathKey, day, stamp, count) }
                 observed.count = observed.count + count
@@ -173,27 +187,51 @@ public struct HistoryService: Sendable {
             // The pool is for today only.
             try db.execute(sql: "DELETE FROM progress_paragraph WHERE project = ? AND day != ?", arguments: [projectKey, day])
         }
-        // Versions: the last seen one of each document, and a snapshot every interval.
+        // Versions: the last seen one of each document, and a snapshot every interval. One
+        // transaction for the batch (a project's first scan brings thousands of documents).
+        struct Kept { var save: Save; var reason: String; var words: Int; var added: Int; var removed: Int }
+        var kept: [Kept] = []
+        var wordsByPath: [PathBytes: Int] = [:]
+        var packed: [ObjectStore.Packed] = []
         for (s, _) in counted {
-            try objects.put(s.bytes, sha: s.sha)
-            let replaced = try writer.write { db -> String? in
-                let old = try String.fetchOne(db, sql: "SELECT sha256 FROM history_document WHERE project = ? AND path = ?",
-                                              arguments: [projectKey, Data(s.path.bytes)])
-                try db.execute(sql: """
-                    INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
-                    """, arguments: [projectKey, Data(s.path.bytes), s.sha, WordsWritten.wordCount(String(decoding: s.bytes, as: UTF8.self)), stamp])
-                return old
+            packed.append(try ObjectStore.pack(s.bytes, sha: s.sha))
+            let text = String(decoding: s.bytes, as: UTF8.self)
+            let words = WordsWritten.wordCount(text)
+            wordsByPath[s.path] = words
+            let latest = s.known ? try latestSnapshot(project: project, path: s.path) : nil
+            if let latest {
+                let due = RFC3339.date(latest.time).map { date.timeIntervalSince($0) >= history.intervalMinutes * 60 } ?? true
+                guard due, latest.sha256 != s.sha else { continue }
+                var added = words, removed = 0
+                if let old = try? objects.get(latest.sha256) { (added, removed) = Self.wordChanges(old: String(decoding: old, as: UTF8.self), new: text) }
+                kept.append(Kept(save: s, reason: "edit", words: words, added: added, removed: removed))
+            } else {
+                kept.append(Kept(save: s, reason: s.known ? "edit" : "first", words: words, added: words, removed: 0))
             }
-            let latest = try latestSnapshot(project: project, path: s.path)
-            let due = latest.flatMap { RFC3339.date($0.time) }.map { date.timeIntervalSince($0) >= history.intervalMinutes * 60 } ?? true
-            if latest == nil {
-                try snapshot(project: project, path: s.path, bytes: s.bytes, reason: s.known ? "edit" : "first", history: history)
-            } else if due && latest?.sha256 != s.sha {
-                try snapshot(project: project, path: s.path, bytes: s.bytes, reason: "edit", history: history)
-            }
-            if let replaced, replaced != s.sha { collect(replaced) }
         }
+        let replaced = try writer.write { db -> [String] in
+            var replaced: [String] = []
+            for p in packed { try ObjectStore.put(db, p) }
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
+                """)
+            for (s, _) in counted {
+                if let old = s.lastSha, old != s.sha { replaced.append(old) }
+                try upsert.execute(arguments: [projectKey, Data(s.path.bytes), s.sha, wordsByPath[s.path] ?? 0, stamp])
+            }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO history_snapshot(project, path, sha256, size, time, reason, note, words, added, removed)
+                VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                """)
+            for k in kept {
+                try insert.execute(arguments: [projectKey, Data(k.save.path.bytes), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
+                                               k.added, k.removed])
+            }
+            return replaced
+        }
+        for k in kept where k.reason == "edit" { try prune(project: project, path: k.save.path, keep: history.keep) }
+        for sha in Set(replaced) { collect(sha) }
         if let goal, goal > 0 {
             let today = try days(project: project, from: day, to: day)[day] ?? WordsWritten.Count()
             if today.written >= goal {
@@ -208,8 +246,18 @@ public struct HistoryService: Sendable {
     }
 
     func insertEvent(_ db: Database, _ project: Data, _ path: Data, _ day: String, _ time: String, _ c: WordsWritten.Count) throws {
-        try db.execute(sql: "INSERT INTO progress_event(project, path, day, time, written, imported, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [project, path, day, time, c.written, c.imported, c.deleted])
+        try db.cachedStatement(sql: "INSERT INTO progress_event(project, path, day, time, written, imported, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [project, path, day, time, c.written, c.imported, c.deleted])
+    }
+
+    /// When history first saw a project (now, on the first call).
+    public func projectFirstSeen(_ project: PathBytes) throws -> Date {
+        try writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO history_project(project, seen_at) VALUES (?, ?)",
+                           arguments: [Data(project.bytes), RFC3339.string(Date())])
+            let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project = ?", arguments: [Data(project.bytes)])
+            return s.flatMap(RFC3339.date) ?? Date()
+        }
     }
 
     /// Records bytes as the document's last-seen version without counting them as writing (a

@@ -10,10 +10,15 @@ public enum ProgressHooks {
                                         config: Configuration, logger: Logger,
                                         notify: @Sendable (String, String) -> Void = { _, _ in }) {
         var events: [DocumentEvent] = []
+        let service = HistoryService(paths: paths, database: database)
+        let firstSeen = (try? service.projectFirstSeen(root)) ?? Date()
         for change in changes {
             switch change {
             case .updated(let rel, let doc, let sha, let previous):
-                if sha != previous { events.append(.saved(path: rel, bytes: doc.bytes)) }
+                // New to the index and modified after history first saw the project: a new document.
+                let mtime = FileSystem.lstatIfExists(root.appending(rel)).map { Double($0.mtimeNs) / 1e9 } ?? 0
+                let created = previous == nil && mtime > firstSeen.timeIntervalSince1970 + 1
+                if sha != previous { events.append(.saved(path: rel, bytes: doc.bytes, created: created)) }
             case .moved(let from, let to, let doc, _):
                 events.append(.moved(from: from, to: to, bytes: doc.bytes))
             case .deleted(let rel, _):
@@ -21,14 +26,13 @@ public enum ProgressHooks {
             }
         }
         guard !events.isEmpty else { return }
-        let service = HistoryService(paths: paths, database: database)
         do {
             let goal = try ProgressReport.todayGoal(service: service, project: root, settings: config.progress)
             let observed = try service.observe(project: root, events: events, progress: config.progress,
                                                history: config.history, goal: goal)
             // A stage the journey moved to in this batch: the version that reached it is kept.
             var saved: [PathBytes: [UInt8]] = [:]
-            for case .saved(let p, let b) in events { saved[p] = b }
+            for case .saved(let p, let b, _) in events { saved[p] = b }
             for case .moved(_, let p, let b) in events { saved[p] = b }
             for (p, stage) in service.journeyStages(project: root, paths: Array(saved.keys)) {
                 if let bytes = saved[p] { try service.stageSeen(project: root, path: p, stage: stage, bytes: bytes, history: config.history) }

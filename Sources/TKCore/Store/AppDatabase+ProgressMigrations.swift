@@ -17,6 +17,18 @@ extension AppDatabase {
                     stage TEXT,
                     PRIMARY KEY (project, path)
                 );
+                -- When history first saw each project (real time): a document whose file is newer
+                -- was created since, and its words are writing; older ones were there before.
+                CREATE TABLE history_project (
+                    project BLOB PRIMARY KEY,
+                    seen_at TEXT NOT NULL
+                );
+                -- The bytes of versions: content-addressed (SHA-256), zlib-compressed, each stored once.
+                CREATE TABLE history_object (
+                    sha256 TEXT PRIMARY KEY,
+                    size INTEGER NOT NULL,
+                    data BLOB NOT NULL
+                );
                 -- Versions kept (content-addressed objects, compressed, shared between snapshots).
                 CREATE TABLE history_snapshot (
                     id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -11,11 +11,8 @@ import Testing
     }
 
     func make() throws -> (HistoryService, Clock, PathBytes) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-history-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let clock = Clock()
-        let service = HistoryService(database: try AppDatabase.inMemory(), objects: ObjectStore(root: PathBytes(dir.path)),
-                                     now: clock.now)
+        let service = HistoryService(database: try AppDatabase.inMemory(), now: clock.now)
         return (service, clock, PathBytes("/projects/novel"))
     }
 
