@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib"),
         // Search without Foundation: the quick `tk-agent search` path and TKCore share it.
         .target(name: "TKSearch", dependencies: ["CSQLite"]),
         .target(
@@ -28,6 +29,7 @@ let package = Package(
                 "CInotify",
                 "CMark",
                 "CSystem",
+                "CZlib",
                 "TKSearch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

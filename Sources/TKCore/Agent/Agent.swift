@@ -289,6 +289,7 @@ public actor Agent {
             let pipeline = self.pipeline
             let config = state.config
             let refresh = refreshRoots.contains(root)
+            let paths = options.paths
             let outcome: Result<(IndexReport, [PathBytes: String?], [DocumentChange]), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
                 var all: [DocumentChange] = []
@@ -298,6 +299,7 @@ public actor Agent {
                     stale: pipeline.staleDerivations(root: root, config: config), progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
+                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: pipeline.notify)
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
                     all.append(contentsOf: changes.lazy.filter { change in

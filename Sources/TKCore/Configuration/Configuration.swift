@@ -64,6 +64,10 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var notifications: Notifications
     public var heuristics: Heuristics
     public var embeddings: Embeddings
+    /// Words written and goals (`Progress/`).
+    public var progress: ProgressSettings
+    /// The version history (`History/`).
+    public var history: HistorySettings
     /// Project-wide defaults for documents without a `tk:` block.
     public var storyType: String?
     public var advisors: [String]?
@@ -117,6 +121,9 @@ public enum ConfigurationLoader {
       "notifications": {"enabled": true, "command": "notify-send"},
       "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": []},
       "embeddings": {"provider": "auto", "model": null, "base_url": null, "remote": null, "batch_size": 32},
+      "progress": {"daily_goal": null, "target_words": null, "deadline": null,
+                   "writing_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], "day_starts": "04:00", "import_words": 500},
+      "history": {"interval_minutes": 30, "keep": {"all_days": 7, "daily_days": 30}},
       "story_type": null,
       "advisors": null,
       "draft_stage": null

@@ -39,6 +39,8 @@ public struct ReviewRunner: Sendable {
         public var contentSha: String
         /// Why the document must not be sent, if it must not.
         public var exclusion: String?
+        /// A changed-scope round: the byte ranges of the changed paragraphs (`History/ChangedScope.swift`).
+        public var focus: [Range<Int>]? = nil
         public var advisorIds: [String] { roles.map(\.id) }
     }
 

@@ -142,7 +142,7 @@ public struct RoundExecutor: Sendable {
             return rec
         }
 
-        let prepared: ReviewRunner.Prepared
+        var prepared: ReviewRunner.Prepared
         do {
             prepared = try runner.prepare(project: rec.project, document: rec.document, advisorsOverride: rec.advisors,
                                           config: config)
@@ -150,6 +150,7 @@ public struct RoundExecutor: Sendable {
             return end(.failed, error.message, error: error.message)
         }
         if let exclusion = prepared.exclusion { return end(.failed, exclusion) }
+        prepared = HistoryService(paths: env.paths, database: env.database).narrow(prepared, round: rec)
         rec.advisors = prepared.advisorIds
         rec.contentSha = prepared.contentSha
 
@@ -184,6 +185,7 @@ public struct RoundExecutor: Sendable {
             }
         }
 
+        ProgressHooks.snapshot(paths: env.paths, database: env.database, project: rec.project, document: rec.document, bytes: prepared.bytes, reason: "review", logger: log)
         rec.status = .running
         rec.tries += 1
         rec.startedAt = RFC3339.string(env.now.date())
@@ -194,7 +196,7 @@ public struct RoundExecutor: Sendable {
                                                    "provider": "\(provider.name)", "model": "\(provider.model)"])
         let ledger = self.ledger
         do {
-            let outcome = try await runner.execute(
+            var outcome = try await runner.execute(
                 prepared, roundID: rec.id, project: rec.project, document: rec.document, config: config, provider: provider
             ) { response in
                 do {
@@ -204,6 +206,7 @@ public struct RoundExecutor: Sendable {
                     log.error("cannot record usage", metadata: ["error": "\(error)"])
                 }
             }
+            outcome.suggestions = ChangedScope.inFocus(outcome.suggestions, prepared, anchoredIn: outcome.anchoredIn)
             rec.provider = outcome.provider
             rec.model = outcome.model
             rec.inputTokens += outcome.usage.inputTokens

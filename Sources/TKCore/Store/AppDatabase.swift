@@ -78,6 +78,7 @@ public struct AppDatabase: Sendable {
         registerWritingMigrations(&m)
         registerStateMigrations(&m)
         registerRetrievalMigrations(&m)
+        registerProgressMigrations(&m)
         return m
     }
 }

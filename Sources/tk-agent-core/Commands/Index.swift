@@ -38,7 +38,8 @@ extension TKAgent {
                 let report = try indexer.sync(
                     root: root, projectID: try db.projectID(for: root), scopes: [.folder(PathBytes([]))],
                     filter: PathFilter(ignore: project.config.watch.ignore),
-                    maxFileBytes: project.config.watch.maxFileBytes, progress: draw)
+                    maxFileBytes: project.config.watch.maxFileBytes, progress: draw
+                ) { changes in ProgressHooks.documentsChanged(paths: resolved, database: db, root: root, changes: changes, config: project.config, logger: Logger(label: "tk-agent")) }
                 if showProgress { ProgressBar.finish() }
                 var problems: [String] = []
                 for key in report.problems.keys.sorted() {

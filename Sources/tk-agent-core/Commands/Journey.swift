@@ -69,6 +69,9 @@ extension TKAgent.Journey {
                 throw CLIError("\(file): \(error)")
             }
             if let problem = outcome.problem { printError("warning: \(problem)") }
+            if stage != nil, let bytes = try? FileSystem.read(loc.absolute, limit: 64 << 20) {
+                HistoryCLI.snapshotBeforeWrite(loc.absolute, bytes: bytes, reason: "stage")
+            }
             SuggestionLookup.nudgeAgent()
             var notes: [String] = []
             if storyType != nil, tk.storyType != nil { notes.append("story_type") }

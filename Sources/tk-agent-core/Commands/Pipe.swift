@@ -103,6 +103,7 @@ extension TKAgent {
                 }
                 let mode = ((try? FileManager.default.attributesOfItem(atPath: path.display)[.posixPermissions]) as? NSNumber)
                     .map { mode_t($0.uint16Value) } ?? 0o644
+                HistoryCLI.snapshotBeforeWrite(path, bytes: current, reason: "pipe")
                 do { try FileSystem.writeAtomically(outcome.bytes, to: path, mode: mode) } catch {
                     throw CLIError("\(doc.display): cannot write (\(error))")
                 }

@@ -20,8 +20,14 @@ extension TKAgent {
         var advisors: String?
         @Flag(name: .long, help: "Start without waiting for the document to be quiet.") var now = false
         @Flag(name: .long, help: "Wait for the round to end and print its outcome (exit 1 when it failed).") var wait = false
-        @Flag(name: .long, help: "Print the exact prompt (system and user) and send nothing.") var dryRun = false
+        @Flag(name: .long, help: "Print the exact prompt (system and user), the estimated input tokens and cost, and send nothing.") var dryRun = false
+        @Option(name: .long, help: "changed: only the paragraphs changed since the last round (with context); full: the whole document (default for rounds you ask for).")
+        var scope: String?
         @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if let scope, ChangedScope.Scope(rawValue: scope) == nil { throw ValidationError("--scope is changed or full") }
+        }
 
         func run() async throws {
             let paths = Paths.resolve()
@@ -32,8 +38,8 @@ extension TKAgent {
             var logger = Logger(label: "tk-agent")
             logger.logLevel = .error
             if dryRun {
-                try printDryRun(project: project, rel: rel, advisors: advisorList, paths: paths, environment: environment,
-                                catalog: catalog, logger: logger)
+                try await printDryRun(project: project, rel: rel, advisors: advisorList, paths: paths, environment: environment,
+                                      catalog: catalog, logger: logger)
                 return
             }
             let db = try openDatabase()
@@ -45,6 +51,7 @@ extension TKAgent {
             } catch {
                 throw CLIError("cannot queue the review of \(rel.display): \(error)")
             }
+            if let scope { try? HistoryService(paths: paths, database: db).setRoundScope(rec.id, scope) }
             let agentRuns = AgentLock.signal(paths: paths, SIGUSR1)
             if !wait && (agentRuns || !now) {
                 let when = now ? "now" : "once the document has been quiet for a while"
@@ -93,14 +100,16 @@ extension TKAgent {
         }
 
         func printDryRun(project: PathBytes, rel: PathBytes, advisors: [String]?, paths: Paths, environment: [String: String],
-                         catalog: AdvisorCatalog, logger: Logger) throws {
+                         catalog: AdvisorCatalog, logger: Logger) async throws {
             let config = ConfigurationLoader.load(paths: paths, project: project, environment: environment).config
             let runner = ReviewRunner(catalog: catalog, sidecars: .shared(paths: paths), logger: logger)
-            let prepared: ReviewRunner.Prepared
-            do { prepared = try runner.prepare(project: project, document: rel, advisorsOverride: advisors, config: config) } catch {
+            let full: ReviewRunner.Prepared
+            do { full = try runner.prepare(project: project, document: rel, advisorsOverride: advisors, config: config) } catch {
                 throw CLIError(error.message)
             }
-            if let why = prepared.exclusion { printError("note: \(rel.display) is \(why)") }
+            if let why = full.exclusion { printError("note: \(rel.display) is \(why)") }
+            let (prepared, estimate) = try await ReviewEstimate.make(full, project: project, rel: rel, scope: scope, paths: paths,
+                                                                     config: config, environment: environment, logger: logger)
             if output.json {
                 var o: [String: JSONValue] = [
                     "document": .string(rel.display), "project": .string(project.display),
@@ -109,12 +118,17 @@ extension TKAgent {
                     "excluded": prepared.exclusion.map { .string($0) } ?? .null,
                 ]
                 o["schema"] = prepared.prompt.schema ?? .null
+                o["scope"] = .string(prepared.focus == nil ? "full" : "changed")
+                o["estimated_input_tokens"] = .number(Double(estimate.inputTokens))
+                o["estimated_cost_usd"] = estimate.costUsd.map { .number($0) } ?? .null
                 print(JSON.string(JSONValue.object(o)))
             } else {
                 print("===== system =====")
                 print(prepared.prompt.system, terminator: prepared.prompt.system.hasSuffix("\n") ? "" : "\n")
                 print("===== user =====")
                 print(prepared.prompt.user, terminator: prepared.prompt.user.hasSuffix("\n") ? "" : "\n")
+                print("===== estimate =====")
+                print(estimate.text)
             }
         }
 

@@ -25,7 +25,8 @@ extension TKAgent {
                 offline.provider = .init(name: p.name, model: p.model, available: p.available, reason: p.reason)
                 snapshot = offline
             }
-            print(output.json ? JSON.string(snapshot) : snapshot.text(color: stdoutIsColorTerminal))
+            let written = ProgressStatus.today(paths: paths)
+            print(output.json ? ProgressStatus.json(snapshot, written) : snapshot.text(color: stdoutIsColorTerminal) + ProgressStatus.line(written))
         }
     }
 }

@@ -1,0 +1,540 @@
+import Foundation
+import GRDB
+
+/// One version kept of a document.
+public struct SnapshotRecord: Sendable, Equatable, Codable {
+    public var rev: Int64
+    public var path: String
+    public var sha256: String
+    public var time: String
+    public var reason: String
+    public var note: String?
+    public var words: Int
+    public var added: Int
+    public var removed: Int
+}
+
+/// A document event as history sees it (plain values, from the document owner's changes).
+public enum HistoryEvent: Sendable {
+    /// Saved with these bytes (or seen for the first time). `created`: the file is new (made after
+    /// history first saw the project), so a first sight of it is writing, not a seed.
+    case saved(path: PathBytes, bytes: [UInt8], created: Bool = false)
+    case moved(from: PathBytes, to: PathBytes, bytes: [UInt8])
+    case removed(path: PathBytes)
+}
+
+/// Words written and versions kept: takes document events and keeps the progress figures, the
+/// last-seen version of each document and its snapshots. Every call is a plain function of the
+/// project, the path, the bytes, the time and the settings.
+public struct HistoryService: Sendable {
+    public let database: AppDatabase
+    public let objects: ObjectStore
+    public let now: Now
+
+    public init(paths: Paths, database: AppDatabase, now: Now = .progress()) {
+        self.database = database
+        self.objects = ObjectStore(database: database)
+        self.now = now
+    }
+
+    public init(database: AppDatabase, now: Now) {
+        self.database = database; self.objects = ObjectStore(database: database); self.now = now
+    }
+
+    var writer: any DatabaseWriter { database.writer }
+
+    // MARK: Events
+
+    /// What a batch of events did to today's figures, for the goal notification.
+    public struct Observed: Sendable {
+        public var day: String
+        public var count = WordsWritten.Count()
+        /// Today's goal was reached by this batch (and had not been announced yet).
+        public var goalReached: Int?
+    }
+
+    /// Takes in a batch of document events of one project: counts the words written, remembers
+    /// each document's version, keeps a snapshot every `history.interval_minutes` while edited.
+    /// - Parameter goal: today's goal, to announce once when reached (nil: none).
+    @discardableResult
+    public func observe(project: PathBytes, events: [HistoryEvent], progress: ProgressSettings,
+                        history: HistorySettings, goal: Int? = nil) throws -> Observed {
+        let date = now.date()
+        let day = ProgressCalendar.day(of: date, dayStarts: progress.dayStarts)
+        let stamp = RFC3339.string(date)
+        var observed = Observed(day: day)
+        let projectKey = Data(project.bytes)
+        // The previous version of every saved document (from the object store).
+        struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool; var created: Bool; var lastSha: String? }
+        var saves: [Save] = []
+        // The last-seen version of every document of the project (one query; renames update it below).
+        var lastSeen: [PathBytes: String] = [:]
+        try writer.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM history_document WHERE project = ? AND path = ?")
+            for event in events {
+                let paths: [PathBytes]
+                switch event {
+                case .saved(let p, _, _), .removed(let p): paths = [p]
+                case .moved(let from, let to, _): paths = [from, to]
+                }
+                for p in paths where lastSeen[p] == nil {
+                    if let sha = try String.fetchOne(statement, arguments: [projectKey, Data(p.bytes)]) { lastSeen[p] = sha }
+                }
+            }
+        }
+        for event in events {
+            if case .moved(let from, let to, _) = event {
+                lastSeen[to] = lastSeen.removeValue(forKey: from)
+            }
+            switch event {
+            case .saved(let path, let bytes, _), .moved(_, let path, let bytes):
+                if case .moved(let from, let to, _) = event { try rename(project: project, from: from, to: to) }
+                let sha = SHA256Digest.hex(bytes)
+                let last = lastSeen[path]
+                if last == sha { continue }
+                var previous: String?
+                if let last, let old = try? objects.get(last) { previous = String(decoding: old, as: UTF8.self) }
+                var created = false
+                if case .saved(_, _, let c) = event { created = c }
+                saves.append(Save(path: path, bytes: bytes, sha: sha, previous: previous, known: last != nil, created: created, lastSha: last))
+            case .removed:
+                // The history stays (a restore can bring the document back); nothing was written.
+                continue
+            }
+        }
+        guard !saves.isEmpty else { return observed }
+        // Phase 1: paragraphs leaving documents in this batch may arrive in another one of it.
+        var counted: [(Save, WordsWritten.Outcome)] = []
+        var leaving: [String: [(path: PathBytes, words: Int)]] = [:]
+        for s in saves where s.known {
+            let pre = WordsWritten.count(previous: s.previous, new: String(decoding: s.bytes, as: UTF8.self), importWords: Int.max)
+            for p in pre.removed { leaving[p.key, default: []].append((s.path, p.words)) }
+        }
+        let pooled = try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT key, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND day = ?",
+                             arguments: [projectKey, day]).map { (key: $0["key"] as String, path: PathBytes(Array($0["path"] as Data))) }
+        }
+        for s in saves {
+            let text = String(decoding: s.bytes, as: UTF8.self)
+            var movedIn: [String: Int] = [:]
+            for (k, list) in leaving { movedIn[k, default: 0] += list.filter { $0.path != s.path }.count }
+            for p in pooled where p.path != s.path { movedIn[p.key, default: 0] += 1 }
+            // A document seen for the first time is writing only when its file was created since
+            // history first saw the project (not on a first scan, nor after an upgrade).
+            let outcome: WordsWritten.Outcome
+            if !s.known && !s.created {
+                outcome = WordsWritten.Outcome()
+            } else {
+                outcome = WordsWritten.count(previous: s.previous, new: text, movedIn: movedIn, importWords: max(0, progress.importWords))
+            }
+            for p in outcome.movedIn {
+                // Consume one matching departure: from this batch first, else from the pool.
+                if var list = leaving[p.key], let i = list.firstIndex(where: { $0.path != s.path }) {
+                    list.remove(at: i)
+                    leaving[p.key] = list
+                }
+            }
+            counted.append((s, outcome))
+        }
+        try writer.write { db in
+            for (s, outcome) in counted {
+                let pathKey = Data(s.path.bytes)
+                var count = outcome.count
+                // Moves in from other documents: the departures leave the pool; their words were
+                // counted as deleted over there, which a move is not.
+                for p in outcome.movedIn {
+                    // From a document of this batch: that document's own count leaves it out below.
+                    if counted.contains(where: { $0.0.path != s.path && $0.1.removed.contains(p) }) { continue }
+                    if let row = try Row.fetchOne(db, sql: """
+                        SELECT id, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND key = ? AND day = ? AND path != ?
+                        ORDER BY id LIMIT 1
+                        """, arguments: [projectKey, p.key, day, pathKey]) {
+                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row["id"] as Int64])
+                        try insertEvent(db, projectKey, row["path"] as Data, day, stamp, WordsWritten.Count(deleted: -p.words))
+                    }
+                }
+                // Departures that match a paragraph written whole into another document today: a
+                // move done paste-first; the words written there are taken back.
+                var stillLeaving: [WordsWritten.Paragraph] = []
+                for p in outcome.removed {
+                    let movedAway = counted.contains { $0.0.path != s.path && $0.1.movedIn.contains(p) }
+                    if movedAway {
+                        count.deleted -= p.words
+                        continue
+                    }
+                    if let row = try Row.fetchOne(db, sql: """
+                        SELECT id, path, words FROM progress_paragraph WHERE project = ? AND kind = 'added' AND key = ? AND day = ? AND path != ?
+                        ORDER BY id LIMIT 1
+                        """, arguments: [projectKey, p.key, day, pathKey]) {
+                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row["id"] as Int64])
+                        try insertEvent(db, projectKey, row["path"] as Data, day, stamp, WordsWritten.Count(written: -(row["words"] as Int)))
+                        count.deleted -= p.words
+                    } else {
+                        stillLeaving.append(p)
+                    }
+                }
+                for p in stillLeaving {
+                    try db.execute(sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'removed', ?, ?, ?)",
+                                   arguments: [projectKey, pathKey, p.key, p.words, day])
+                }
+                let addedStatement = try db.cachedStatement(
+                    sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'added', ?, ?, ?)")
+                for p in outcome.added { try addedStatement.execute(arguments: [projectKey, pathKey, p.key, p.words, day]) }
+                count.deleted = max(0, count.deleted)
+                if !count.isZero { try insertEvent(db, projectKey, pathKey, day, stamp, count) }
+                observed.count = observed.count + count
+            }
+            // The pool is for today only.
+            try db.execute(sql: "DELETE FROM progress_paragraph WHERE project = ? AND day != ?", arguments: [projectKey, day])
+        }
+        // Versions: the last seen one of each document, and a snapshot every interval. One
+        // transaction for the batch (a project's first scan brings thousands of documents).
+        struct Kept { var save: Save; var reason: String; var words: Int; var added: Int; var removed: Int }
+        var kept: [Kept] = []
+        var wordsByPath: [PathBytes: Int] = [:]
+        var packed: [ObjectStore.Packed] = []
+        for (s, _) in counted {
+            packed.append(try ObjectStore.pack(s.bytes, sha: s.sha))
+            let text = String(decoding: s.bytes, as: UTF8.self)
+            let words = WordsWritten.wordCount(text)
+            wordsByPath[s.path] = words
+            let latest = s.known ? try latestSnapshot(project: project, path: s.path) : nil
+            if let latest {
+                let due = RFC3339.date(latest.time).map { date.timeIntervalSince($0) >= history.intervalMinutes * 60 } ?? true
+                guard due, latest.sha256 != s.sha else { continue }
+                var added = words, removed = 0
+                if let old = try? objects.get(latest.sha256) { (added, removed) = Self.wordChanges(old: String(decoding: old, as: UTF8.self), new: text) }
+                kept.append(Kept(save: s, reason: "edit", words: words, added: added, removed: removed))
+            } else {
+                kept.append(Kept(save: s, reason: s.known ? "edit" : "first", words: words, added: words, removed: 0))
+            }
+        }
+        let replaced = try writer.write { db -> [String] in
+            var replaced: [String] = []
+            for p in packed { try ObjectStore.put(db, p) }
+            let upsert = try db.cachedStatement(sql: """
+                INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
+                """)
+            for (s, _) in counted {
+                if let old = s.lastSha, old != s.sha { replaced.append(old) }
+                try upsert.execute(arguments: [projectKey, Data(s.path.bytes), s.sha, wordsByPath[s.path] ?? 0, stamp])
+            }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO history_snapshot(project, path, sha256, size, time, reason, note, words, added, removed)
+                VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                """)
+            for k in kept {
+                try insert.execute(arguments: [projectKey, Data(k.save.path.bytes), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
+                                               k.added, k.removed])
+            }
+            return replaced
+        }
+        for k in kept where k.reason == "edit" { try prune(project: project, path: k.save.path, keep: history.keep) }
+        for sha in Set(replaced) { collect(sha) }
+        if let goal, goal > 0 {
+            let today = try days(project: project, from: day, to: day)[day] ?? WordsWritten.Count()
+            if today.written >= goal {
+                let fresh = try writer.write { db -> Bool in
+                    try db.execute(sql: "INSERT OR IGNORE INTO progress_goal_notice(project, day) VALUES (?, ?)", arguments: [projectKey, day])
+                    return db.changesCount > 0
+                }
+                if fresh { observed.goalReached = today.written }
+            }
+        }
+        return observed
+    }
+
+    func insertEvent(_ db: Database, _ project: Data, _ path: Data, _ day: String, _ time: String, _ c: WordsWritten.Count) throws {
+        try db.cachedStatement(sql: "INSERT INTO progress_event(project, path, day, time, written, imported, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [project, path, day, time, c.written, c.imported, c.deleted])
+    }
+
+    /// When history first saw a project (now, on the first call).
+    public func projectFirstSeen(_ project: PathBytes) throws -> Date {
+        try writer.write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO history_project(project, seen_at) VALUES (?, ?)",
+                           arguments: [Data(project.bytes), RFC3339.string(Date())])
+            let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project = ?", arguments: [Data(project.bytes)])
+            return s.flatMap(RFC3339.date) ?? Date()
+        }
+    }
+
+    /// Records bytes as the document's last-seen version without counting them as writing (a
+    /// restore writes an old version back: not new words).
+    public func markSeen(project: PathBytes, path: PathBytes, bytes: [UInt8]) throws {
+        let sha = try objects.put(bytes)
+        try writer.write { db in
+            try db.execute(sql: """
+                INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
+                """, arguments: [Data(project.bytes), Data(path.bytes), sha, WordsWritten.wordCount(String(decoding: bytes, as: UTF8.self)),
+                                 RFC3339.string(now.date())])
+        }
+    }
+
+    /// A rename: the history, the last-seen version and the figures follow the document.
+    public func rename(project: PathBytes, from: PathBytes, to: PathBytes) throws {
+        let p = Data(project.bytes), f = Data(from.bytes), t = Data(to.bytes)
+        try writer.write { db in
+            try db.execute(sql: "DELETE FROM history_document WHERE project = ? AND path = ?", arguments: [p, t])
+            try db.execute(sql: "UPDATE history_document SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
+            try db.execute(sql: "UPDATE history_snapshot SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
+            try db.execute(sql: "UPDATE progress_event SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
+        }
+    }
+
+    // MARK: Snapshots
+
+    /// Keeps a version of a document (no new row when the newest one has the same bytes and reason).
+    /// - Returns: the snapshot kept (or the identical newest one).
+    @discardableResult
+    public func snapshot(project: PathBytes, path: PathBytes, bytes: [UInt8], reason: String, note: String? = nil,
+                         history: HistorySettings? = nil) throws -> SnapshotRecord {
+        let sha = try objects.put(bytes)
+        let latest = try latestSnapshot(project: project, path: path)
+        if let latest, latest.sha256 == sha, latest.reason == reason, note == nil { return latest }
+        let text = String(decoding: bytes, as: UTF8.self)
+        var added = 0, removed = 0
+        if let latest, let old = try? objects.get(latest.sha256) {
+            (added, removed) = Self.wordChanges(old: String(decoding: old, as: UTF8.self), new: text)
+        } else {
+            added = WordsWritten.wordCount(text)
+        }
+        let time = RFC3339.string(now.date())
+        let words = WordsWritten.wordCount(text)
+        let id = try writer.write { db -> Int64 in
+            try db.execute(sql: """
+                INSERT INTO history_snapshot(project, path, sha256, size, time, reason, note, words, added, removed)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [Data(project.bytes), Data(path.bytes), sha, bytes.count, time, reason, note, words, added, removed])
+            return db.lastInsertedRowID
+        }
+        if let history { try prune(project: project, path: path, keep: history.keep) }
+        return SnapshotRecord(rev: id, path: path.display, sha256: sha, time: time, reason: reason, note: note, words: words,
+                              added: added, removed: removed)
+    }
+
+    /// Words inserted and deleted between two texts (a plain word diff: moves count both ways).
+    public static func wordChanges(old: String, new: String) -> (added: Int, removed: Int) {
+        let a = WordsWritten.words(old).map(WordsWritten.comparable), b = WordsWritten.words(new).map(WordsWritten.comparable)
+        var added = 0, removed = 0
+        for op in SequenceDiff.diff(a, b) {
+            switch op {
+            case .insert: added += 1
+            case .delete: removed += 1
+            case .equal: break
+            }
+        }
+        return (added, removed)
+    }
+
+    static func record(_ row: Row) -> SnapshotRecord {
+        SnapshotRecord(rev: row["id"], path: PathBytes(Array(row["path"] as Data)).display, sha256: row["sha256"],
+                       time: row["time"], reason: row["reason"], note: row["note"], words: row["words"],
+                       added: row["added"], removed: row["removed"])
+    }
+
+    /// A document's versions, newest first.
+    public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? ORDER BY id DESC",
+                             arguments: [Data(project.bytes), Data(path.bytes)]).map(Self.record)
+        }
+    }
+
+    public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND (? IS NULL OR reason = ?) ORDER BY id DESC LIMIT 1
+                """, arguments: [Data(project.bytes), Data(path.bytes), reason, reason]).map(Self.record)
+        }
+    }
+
+    /// One version by its rev (of this document).
+    public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
+        try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND id = ?",
+                             arguments: [Data(project.bytes), Data(path.bytes), rev]).map(Self.record)
+        }
+    }
+
+    public func content(_ s: SnapshotRecord) throws -> [UInt8] { try objects.get(s.sha256) }
+
+    /// Applies `history.keep`: every snapshot of the last `all_days` days, then the newest of each
+    /// day for `daily_days` more days, then the newest of each week. The newest snapshot and the
+    /// newest review snapshot are always kept (the next changed-scope round compares with it).
+    public func prune(project: PathBytes, path: PathBytes, keep: HistorySettings.Keep) throws {
+        let all = try list(project: project, path: path)
+        guard all.count > 1 else { return }
+        let nowDate = now.date()
+        let lastReview = all.first { $0.reason == "review" }?.rev
+        var seenBuckets = Set<String>()
+        var drop: [SnapshotRecord] = []
+        for (i, s) in all.enumerated() {
+            if i == 0 || s.rev == lastReview { continue }
+            guard let t = RFC3339.date(s.time) else { continue }
+            let ageDays = nowDate.timeIntervalSince(t) / 86_400
+            if ageDays < Double(max(0, keep.allDays)) { continue }
+            let dayIndex = Int((t.timeIntervalSince1970 / 86_400).rounded(.down))
+            let bucket = ageDays < Double(max(0, keep.allDays) + max(0, keep.dailyDays)) ? "d\(dayIndex)" : "w\(dayIndex / 7)"
+            // Newest first: the first snapshot met in a bucket is the one kept.
+            if !seenBuckets.insert(bucket).inserted { drop.append(s) }
+        }
+        guard !drop.isEmpty else { return }
+        try writer.write { db in
+            for s in drop { try db.execute(sql: "DELETE FROM history_snapshot WHERE id = ?", arguments: [s.rev]) }
+        }
+        for sha in Set(drop.map(\.sha256)) { collect(sha) }
+    }
+
+    /// Removes an object no snapshot and no last-seen version refers to any more.
+    func collect(_ sha: String) {
+        let used = (try? writer.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT EXISTS(SELECT 1 FROM history_snapshot WHERE sha256 = ?) OR EXISTS(SELECT 1 FROM history_document WHERE sha256 = ?)
+                """, arguments: [sha, sha])
+        }) ?? true
+        if used == false { objects.remove(sha) }
+    }
+
+    // MARK: Figures
+
+    /// Fills the days that have no figures from the versions kept: each version against the one
+    /// before it of the same document counts for the day of the later one (coarser than every
+    /// save: a move between documents between two versions is not recognised).
+    /// - Returns: the days filled.
+    @discardableResult
+    public func rebuildProgress(project: PathBytes, settings: ProgressSettings) throws -> [String] {
+        let projectKey = Data(project.bytes)
+        let (counted, snapshots) = try writer.read { db in
+            (Set(try String.fetchAll(db, sql: "SELECT DISTINCT day FROM progress_event WHERE project = ?", arguments: [projectKey])),
+             try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? ORDER BY path, id", arguments: [projectKey])
+                .map(Self.record))
+        }
+        var filled: [String: [(String, WordsWritten.Count)]] = [:]
+        var previous: SnapshotRecord?
+        for s in snapshots {
+            defer { previous = s }
+            guard let p = previous, p.path == s.path, p.sha256 != s.sha256, let t = RFC3339.date(s.time) else { continue }
+            let day = ProgressCalendar.day(of: t, dayStarts: settings.dayStarts)
+            guard !counted.contains(day), let old = try? objects.get(p.sha256), let new = try? objects.get(s.sha256) else { continue }
+            // A "restore" version is the one a restore replaced; what follows it holds the old text
+            // written back, which is not writing.
+            if p.reason == "restore" { continue }
+            let outcome = WordsWritten.count(previous: String(decoding: old, as: UTF8.self), new: String(decoding: new, as: UTF8.self),
+                                             importWords: max(0, settings.importWords))
+            if !outcome.count.isZero { filled[day, default: []].append((s.path, outcome.count)) }
+        }
+        try writer.write { db in
+            for (day, list) in filled {
+                for (path, c) in list {
+                    try insertEvent(db, projectKey, Data(PathBytes(path).bytes), day, "\(day)T00:00:00Z", c)
+                }
+            }
+        }
+        return filled.keys.sorted()
+    }
+
+    /// Words written, imported and deleted per day (`YYYY-MM-DD`), for one project or all (nil).
+    public func days(project: PathBytes?, from: String, to: String) throws -> [String: WordsWritten.Count] {
+        try writer.read { db in
+            var out: [String: WordsWritten.Count] = [:]
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT day, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
+                WHERE (? IS NULL OR project = ?) AND day >= ? AND day <= ? GROUP BY day
+                """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }, from, to])
+            for r in rows {
+                out[r["day"]] = WordsWritten.Count(written: max(0, r["w"] as Int), imported: max(0, r["i"] as Int), deleted: max(0, r["d"] as Int))
+            }
+            return out
+        }
+    }
+
+    /// Words written per document on one day.
+    public func documents(project: PathBytes, day: String) throws -> [(path: String, count: WordsWritten.Count)] {
+        try writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
+                WHERE project = ? AND day = ? GROUP BY path ORDER BY w DESC
+                """, arguments: [Data(project.bytes), day]).map { r in
+                (path: PathBytes(Array(r["path"] as Data)).display,
+                 count: WordsWritten.Count(written: max(0, r["w"] as Int), imported: max(0, r["i"] as Int), deleted: max(0, r["d"] as Int)))
+            }
+        }
+    }
+
+    /// The projects with figures.
+    public func projects() throws -> [PathBytes] {
+        try writer.read { db in
+            try Data.fetchAll(db, sql: "SELECT DISTINCT project FROM history_document ORDER BY project").map { PathBytes(Array($0)) }
+        }
+    }
+
+    /// The words of a project's documents as last seen.
+    public func projectWords(project: PathBytes) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(words), 0) FROM history_document WHERE project = ?",
+                             arguments: [Data(project.bytes)]) ?? 0
+        }
+    }
+
+    /// Every day with figures, earliest first (for the streak).
+    public func writtenByDay(project: PathBytes?) throws -> [String: Int] {
+        try writer.read { db in
+            var out: [String: Int] = [:]
+            for r in try Row.fetchAll(db, sql: """
+                SELECT day, SUM(written) AS w FROM progress_event WHERE (? IS NULL OR project = ?) GROUP BY day
+                """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }]) {
+                out[r["day"]] = max(0, r["w"] as Int)
+            }
+            return out
+        }
+    }
+
+    /// Keeps a snapshot when a document's journey stage changed since it was last seen here.
+    /// - Returns: whether it did.
+    @discardableResult
+    public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
+        let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
+        let row = try writer.read { db in
+            try Row.fetchOne(db, sql: "SELECT stage FROM history_document WHERE project = ? AND path = ?", arguments: args)
+        }
+        guard let row else { return false }
+        let old: String? = row["stage"]
+        if old == stage { return false }
+        try writer.write { db in
+            try db.execute(sql: "UPDATE history_document SET stage = ? WHERE project = ? AND path = ?",
+                           arguments: [stage, Data(project.bytes), Data(path.bytes)])
+        }
+        guard old != nil else { return false }
+        try snapshot(project: project, path: path, bytes: bytes, reason: "stage", history: history)
+        return true
+    }
+
+    /// The journey stages the database holds for a project's documents (`journey_state`).
+    public func journeyStages(project: PathBytes, paths: [PathBytes]) -> [PathBytes: String] {
+        var out: [PathBytes: String] = [:]
+        try? writer.read { db in
+            for p in paths {
+                if let s = try String.fetchOne(db, sql: "SELECT stage FROM journey_state WHERE project = ? AND path = ?",
+                                               arguments: [Data(project.bytes), Data(p.bytes)]) { out[p] = s }
+            }
+        }
+        return out
+    }
+
+    // MARK: Review scope
+
+    public func setRoundScope(_ roundID: String, _ scope: String) throws {
+        try writer.write { db in
+            try db.execute(sql: "INSERT OR REPLACE INTO review_round_scope(round_id, scope) VALUES (?, ?)", arguments: [roundID, scope])
+        }
+    }
+
+    public func roundScope(_ roundID: String) -> String? {
+        try? writer.read { db in
+            try String.fetchOne(db, sql: "SELECT scope FROM review_round_scope WHERE round_id = ?", arguments: [roundID])
+        }
+    }
+}

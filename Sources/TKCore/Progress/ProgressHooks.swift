@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+
+/// The one-line hooks from today's code into progress and history. Each takes plain values, so
+/// that the document owner can call them from its events instead.
+public enum ProgressHooks {
+    /// The indexer's changes of one project (every save, rename and removal it saw).
+    /// - Parameter notify: shows a desktop notification (title, body): today's goal was reached.
+    public static func documentsChanged(paths: Paths, database: AppDatabase, root: PathBytes, changes: [DocumentChange],
+                                        config: Configuration, logger: Logger,
+                                        notify: @Sendable (String, String) -> Void = { _, _ in }) {
+        var events: [HistoryEvent] = []
+        let service = HistoryService(paths: paths, database: database)
+        let firstSeen = (try? service.projectFirstSeen(root)) ?? Date()
+        for change in changes {
+            switch change {
+            case .updated(let rel, let doc, let sha, let previous):
+                // New to the index and modified after history first saw the project: a new document.
+                let mtime = FileSystem.lstatIfExists(root.appending(rel)).map { Double($0.mtimeNs) / 1e9 } ?? 0
+                let created = previous == nil && mtime > firstSeen.timeIntervalSince1970 + 1
+                if sha != previous { events.append(.saved(path: rel, bytes: doc.bytes, created: created)) }
+            case .moved(let from, let to, let doc, _):
+                events.append(.moved(from: from, to: to, bytes: doc.bytes))
+            case .deleted(let rel, _):
+                events.append(.removed(path: rel))
+            }
+        }
+        guard !events.isEmpty else { return }
+        do {
+            let goal = try ProgressReport.todayGoal(service: service, project: root, settings: config.progress)
+            let observed = try service.observe(project: root, events: events, progress: config.progress,
+                                               history: config.history, goal: goal)
+            // A stage the journey moved to in this batch: the version that reached it is kept.
+            var saved: [PathBytes: [UInt8]] = [:]
+            for case .saved(let p, let b, _) in events { saved[p] = b }
+            for case .moved(_, let p, let b) in events { saved[p] = b }
+            for (p, stage) in service.journeyStages(project: root, paths: Array(saved.keys)) {
+                if let bytes = saved[p] { try service.stageSeen(project: root, path: p, stage: stage, bytes: bytes, history: config.history) }
+            }
+            if let words = observed.goalReached, let goal, config.notifications.enabled {
+                notify("Goal reached", "\(words) words written today in \(root.lastComponent.display) (goal \(goal))")
+            }
+        } catch {
+            logger.warning("cannot record progress and history", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+        }
+    }
+
+    /// Keeps a snapshot of a document's current bytes before something writes to it or reads it
+    /// (`reason`: review, stage, accept, pipe, restore, manual). Errors are logged, never thrown:
+    /// a missing snapshot must not stop the write the writer asked for.
+    @discardableResult
+    public static func snapshot(paths: Paths, database: AppDatabase, project: PathBytes, document: PathBytes,
+                                bytes: [UInt8]? = nil, reason: String, note: String? = nil, logger: Logger? = nil) -> SnapshotRecord? {
+        let config = ConfigurationLoader.load(paths: paths, project: project).config
+        do {
+            let content = try bytes ?? FileSystem.read(project.appending(document), limit: max(1, config.watch.maxFileBytes))
+            return try HistoryService(paths: paths, database: database)
+                .snapshot(project: project, path: document, bytes: content, reason: reason, note: note, history: config.history)
+        } catch {
+            logger?.warning("cannot keep a snapshot", metadata: ["file.path": "\(document.display)", "error": "\(error)"])
+            return nil
+        }
+    }
+}
+
+/// `word_goal` (or `word-goal`) in a document's front matter.
+public enum WordGoal {
+    public static func read(_ bytes: [UInt8]) -> Int? {
+        guard let (_, yaml) = FrontMatter.locate(in: bytes) else { return nil }
+        for line in String(decoding: bytes[yaml], as: UTF8.self).split(separator: "\n") {
+            guard !line.hasPrefix(" "), let colon = line.firstIndex(of: ":") else { continue }
+            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
+            guard key == "word_goal" || key == "word-goal" else { continue }
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            return Int(value).flatMap { $0 > 0 ? $0 : nil }
+        }
+        return nil
+    }
+}

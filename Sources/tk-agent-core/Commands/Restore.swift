@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import TKCore
+
+extension TKAgent {
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "restore",
+            abstract: "Write an old version of a document back (the current one is kept first).",
+            discussion: """
+                The version the file has now is kept in the history (reason "restore") before the old one is \
+                written, so a restore can itself be undone with another restore. Restored words are not counted \
+                as written.
+                """)
+        @Argument(help: "The markdown document.", completion: .file(extensions: ["md", "markdown"])) var file: String
+        @Argument(help: "The version to write back (from `tk-agent history`, or HEAD~N).") var rev: String
+        @OptionGroup var output: OutputOptions
+
+        func run() async throws {
+            let (service, paths) = try HistoryCLI.service()
+            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
+            let config = ConfigurationLoader.load(paths: paths, project: loc.project).config
+            let list = try service.list(project: loc.project, path: loc.relative)
+            let target = try HistoryCLI.resolve(rev, in: list, file: file)
+            let old: [UInt8]
+            do { old = try service.content(target) } catch { throw CLIError("\(file): cannot read version \(target.rev) (\(error))") }
+            let current: [UInt8]
+            do { current = try FileSystem.read(loc.absolute, limit: 256 << 20) } catch { throw CLIError("\(file): cannot read (\(error))") }
+            let kept: SnapshotRecord
+            do {
+                kept = try service.snapshot(project: loc.project, path: loc.relative, bytes: current, reason: "restore",
+                                            note: "before restoring version \(target.rev)", history: config.history)
+            } catch { throw CLIError("\(file): cannot keep the current version, nothing written (\(error))") }
+            if current != old {
+                var st = stat()
+                let mode: mode_t = loc.absolute.withCString { lstat($0, &st) } == 0 ? st.st_mode & 0o7777 : 0o644
+                do { try FileSystem.writeAtomically(old, to: loc.absolute, mode: mode) } catch {
+                    throw CLIError("\(file): cannot write (\(error))")
+                }
+                try? service.markSeen(project: loc.project, path: loc.relative, bytes: old)
+            }
+            SuggestionLookup.nudgeAgent()
+            if output.json {
+                print(JSON.string(["restored": JSONValue.number(Double(target.rev)), "kept": .number(Double(kept.rev))]))
+            } else {
+                print("restored version \(target.rev) of \(loc.relative.display); the version it replaced is kept as \(kept.rev) "
+                    + "(`tk-agent restore \(file) \(kept.rev)` undoes this)")
+            }
+        }
+    }
+}
