@@ -16,7 +16,7 @@ struct TKAgent: AsyncParsableCommand {
                 Check.self, Review.self, Suggestions.self, Accept.self, Skip.self, Edit.self, Journey.self, Usage.self,
             ]),
             CommandGroup(name: "Write", subcommands: [Suggest.self, Council.self, Ask.self, Pipe.self, Export.self]),
-            CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self]),
+            CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self, Doctor.self]),
         ]
     )
 

@@ -81,8 +81,8 @@ public actor Agent {
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
             catalog: AdvisorCatalog.load(paths: options.paths),
-            notify: { title, body in
-                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body) }
+            notify: { title, body, document in
+                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body, document: document) }
             })
         self.extensions = makeAgentExtensions(
             paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge)
@@ -345,6 +345,8 @@ public actor Agent {
                 for (rel, problem) in report.problems { projects[root]?.problems["doc:" + rel.display] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
                 for (k, v) in sidecarProblems { projects[root]?.problems[k] = v }
+                if FaultRecovery.needsRetry(sidecarProblems) { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
+                projects[root]?.problems["index"] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 // A big scan freed a lot of memory in small pieces; give it back to the system
                 // rather than keep the peak as the idle size for months.
@@ -358,7 +360,9 @@ public actor Agent {
                     ])
                 }
             case .failure(let error):
-                projects[root]?.problems["index"] = "indexing failed: \(error)"
+                projects[root]?.problems["index"] = FaultRecovery.indexProblem(error, dataDirectory: options.paths.dataDirectory)
+                // Try the whole project again soon: the disk may have room again, the folder may be writable.
+                Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.folder(root: root, relative: PathBytes([]))) }
                 logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
             }
         }

@@ -11,14 +11,14 @@ public struct DocumentPipeline: Sendable {
     public let catalog: AdvisorCatalog
     /// The database copy of each document's journey and the bytes it describes.
     public let states: DocumentStateStore
-    /// Shows a desktop notification (title, body): a document's suggestions are all addressed. Called only
-    /// when the document's project has `notifications.enabled`.
-    public var notify: @Sendable (String, String) -> Void
+    /// Shows a desktop notification (title, body, the document's absolute path): a document's suggestions
+    /// are all addressed. Called only when the document's project has `notifications.enabled`.
+    public var notify: @Sendable (String, String, String) -> Void
     /// Engines by options: building one (its phrase tables) costs far more than checking a document.
     private let engines = EngineCache()
 
     public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog,
-                notify: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
+                notify: @escaping @Sendable (String, String, String) -> Void = { _, _, _ in }) {
         self.database = database
         self.logger = logger
         self.sidecars = sidecars
@@ -99,7 +99,7 @@ public struct DocumentPipeline: Sendable {
             }
             if journey.needsReadyNotification, let message = journey.readyMessage {
                 logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
-                if config.notifications.enabled { notify(rel.lastComponent.display, message) }
+                if config.notifications.enabled { notify(rel.lastComponent.display, message, root.appending(rel).display) }
             }
             return outcome.problem
         } catch {
