@@ -388,6 +388,8 @@ def full_disk(workdir: pathlib.Path, rng, trials):
                 row.notes.append(f"{e}: rounds {(read_sidecar(proj, target.name.encode()) or {}).get('rounds')}")
         home.stop()
     finally:
+        if "home" in locals():
+            home.kill9()
         fake.stop()
         umount(datamnt)
         umount(projmnt)

@@ -7,10 +7,11 @@ public struct StatusWriter: Sendable {
 
     public func write(_ snapshot: StatusSnapshot) {
         guard let bytes = try? JSON.encode(snapshot) else { return }
+        // The runtime folder may have been removed under the agent (a tmp cleaner, a logout).
+        if snapshot.running { AgentLock.retakeIfMissing(paths: paths) }
         if (try? FileSystem.writeAtomically(bytes, to: paths.statusFile, mode: 0o600)) == nil {
-            // The runtime folder may have been removed under the agent (a tmp cleaner, a logout): make it again.
+            // The folder is gone: make it again.
             try? paths.prepare()
-            if snapshot.running { AgentLock.retakeIfMissing(paths: paths) }
             try? FileSystem.writeAtomically(bytes, to: paths.statusFile, mode: 0o600)
         }
     }
