@@ -227,20 +227,14 @@ def umount(path):
 def fill(path: pathlib.Path):
     """Fills the file system of `path` to the last byte with one file (returns it)."""
     filler = path / ".filler"
-    with open(filler, "wb") as f:
-        block = b"\xff" * 65536
-        try:
-            while True:
-                f.write(block)
-                f.flush()
-        except OSError:
-            pass
-        try:
-            while True:
-                f.write(b"\xff")
-                f.flush()
-        except OSError:
-            pass
+    # Unbuffered: a buffered file would raise ENOSPC again when it is closed.
+    with open(filler, "wb", buffering=0) as f:
+        for block in (b"\xff" * 65536, b"\xff"):
+            try:
+                while f.write(block):
+                    pass
+            except OSError:
+                pass
     return filler
 
 
