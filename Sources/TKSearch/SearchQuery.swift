@@ -20,8 +20,8 @@ public struct SearchQuery: Sendable, Equatable {
 
     public init(_ input: String) {
         var terms: [Term] = []
-        // Curly quotes become straight ones so pasted phrases work.
-        let chars = input.map { $0 == "\u{201C}" || $0 == "\u{201D}" ? "\"" : $0 }
+        // Curly quotes become straight ones so pasted phrases work; a NUL would end SQLite's string early.
+        let chars = input.map { $0 == "\u{201C}" || $0 == "\u{201D}" ? "\"" : $0 == "\u{0}" ? " " : $0 }
         var i = 0
         while i < chars.count {
             if chars[i].isWhitespace { i += 1; continue }

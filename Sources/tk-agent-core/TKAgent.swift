@@ -17,7 +17,7 @@ struct TKAgent: AsyncParsableCommand {
             ]),
             CommandGroup(name: "Write", subcommands: [Suggest.self, Council.self, Ask.self, Pipe.self, Export.self]),
             CommandGroup(name: "Progress", subcommands: [Progress.self, Snapshot.self, History.self, Diff.self, Restore.self]),
-            CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self]),
+            CommandGroup(name: "Setup", subcommands: [Roles.self, StoryTypes.self, Config.self, Doctor.self]),
             CommandGroup(name: "Editors", subcommands: [Lsp.self]),
         ]
     )

@@ -352,7 +352,7 @@ def test_ready_notification_once_when_all_addressed(tk):
     doc.write_text(doc.read_text().replace("The very big dog runs quickly", "The huge dog races"))
     tk.wait_for(lambda: log.exists() and "addressed" in log.read_text(), what="ready notification")
     lines = log.read_text().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("-a|tk-agent|draft.md|All 4 suggestions of revision 1 addressed")
+    assert len(lines) == 1 and lines[0].startswith("draft.md|All 4 suggestions of revision 1 addressed")
     words = read_sidecar(p)["words"]
     doc.write_text(doc.read_text() + "\nMore words.\n")
     tk.wait_for(lambda: read_sidecar(p)["words"] == words + 2, what="save")

@@ -294,7 +294,7 @@ def test_notification_on_a_real_session_bus(tk, fake, setup, needs_provider, tmp
 
 
 def test_no_session_bus_no_notification_and_no_failure(tk, fake, setup, needs_provider, tmp_path):
-    write_config(tk, fake, notifications={"enabled": True, "command": str(tmp_path / "must-not-run")})
+    write_config(tk, fake, notifications={"enabled": True, "command": "notify-send"})
     fake.enqueue("anthropic", good_reply(fake))
     tk.start(setup, extra_env=fake.env())
     assert review(tk, fake, setup / "cats.md", "--now", "--wait").returncode == 0

@@ -86,8 +86,8 @@ public actor Agent {
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
             catalog: AdvisorCatalog.load(paths: options.paths), observers: observers,
-            notify: { title, body in
-                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body) }
+            notify: { title, body, document in
+                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body, document: document) }
             })
         self.extensions = makeAgentExtensions(
             paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge, observers: observers)
@@ -299,7 +299,7 @@ public actor Agent {
                     stale: pipeline.staleDerivations(root: root, config: config), progress: nil
                 ) { changes in
                     for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
-                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: pipeline.notify)
+                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
                     all.append(contentsOf: changes.lazy.filter { change in
@@ -320,6 +320,8 @@ public actor Agent {
                 for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
                 for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
+                if FaultRecovery.needsRetry(sidecarProblems) { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
+                projects[root]?.problems[.index] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 // A big scan freed a lot of memory in small pieces; give it back to the system
                 // rather than keep the peak as the idle size for months.
@@ -333,7 +335,9 @@ public actor Agent {
                     ])
                 }
             case .failure(let error):
-                projects[root]?.problems[.index] = "indexing failed: \(error)"
+                projects[root]?.problems[.index] = FaultRecovery.indexProblem(error, dataDirectory: options.paths.dataDirectory)
+                // Try the whole project again soon: the disk may have room again, the folder may be writable.
+                Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.folder(root: root, relative: PathBytes([]))) }
                 logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
             }
         }

@@ -13,15 +13,15 @@ public struct DocumentPipeline: Sendable {
     public let states: DocumentStateStore
     /// The one writer of sidecars and journey rows, whose observers hear of every change.
     public let owner: DocumentOwner
-    /// Shows a desktop notification (title, body): a document's suggestions are all addressed. Called only
+    /// Shows a desktop notification (title, body, the document's absolute path): a document's suggestions are all addressed. Called only
     /// when the document's project has `notifications.enabled`.
-    public var notify: @Sendable (String, String) -> Void
+    public var notify: @Sendable (String, String, String) -> Void
     /// Engines by options: building one (its phrase tables) costs far more than checking a document.
     private let engines = EngineCache()
 
     public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog,
                 observers: DocumentObservers = DocumentObservers(),
-                notify: @escaping @Sendable (String, String) -> Void = { _, _ in }) {
+                notify: @escaping @Sendable (String, String, String) -> Void = { _, _, _ in }) {
         self.database = database
         self.logger = logger
         self.sidecars = sidecars
@@ -121,7 +121,7 @@ public struct DocumentPipeline: Sendable {
             }
             if journey.needsReadyNotification, let message = journey.readyMessage {
                 logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
-                if config.notifications.enabled { notify(rel.lastComponent.display, message) }
+                if config.notifications.enabled { notify(rel.lastComponent.display, message, root.appending(rel).display) }
             }
             return (outcome.problem, previousBytes)
         } catch {

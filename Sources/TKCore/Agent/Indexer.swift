@@ -203,7 +203,7 @@ public struct Indexer: Sendable {
         case parsed(PathBytes, FileStat, String, MarkdownDocument, PassageSet)
         /// Could not be read; whatever the index and the sidecar say stays as it is.
         case problem(PathBytes, String)
-        /// Over `watch.max_file_bytes`: not indexed, reported.
+        /// Over `watch.max_file_bytes`, or not text (`TextSniffer`): not indexed, reported.
         case tooLarge(PathBytes, String)
         /// No longer there, or no longer a regular file.
         case vanished(PathBytes)
@@ -233,6 +233,7 @@ public struct Indexer: Sendable {
             if bytes.count > maxFileBytes {
                 return .tooLarge(rel, tooLargeMessage(rel, size: Int64(max(bytes.count, Int(clamping: st.size))), limit: maxFileBytes))
             }
+            if let reason = TextSniffer.problem(bytes) { return .tooLarge(rel, TextSniffer.message(rel.display, reason)) }
             let sha = SHA256Digest.hex(bytes)
             let doc = MarkdownDocument(bytes: bytes, fileName: rel.lastComponent.display)
             return .parsed(rel, st, sha, doc, PassageSet(document: doc))

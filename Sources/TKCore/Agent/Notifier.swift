@@ -4,8 +4,11 @@ import Synchronization
 
 /// Desktop notifications through `notifications.command` (default `notify-send`, app name `tk-agent`).
 ///
-/// Nothing is sent without a session bus (`DBUS_SESSION_BUS_ADDRESS`, or the socket at
-/// `$XDG_RUNTIME_DIR/bus`). A failure is logged and never fatal; the command is killed after a timeout.
+/// The default `notify-send` is run only with a session bus (`DBUS_SESSION_BUS_ADDRESS`, or the socket
+/// at `$XDG_RUNTIME_DIR/bus`) and gets `-a tk-agent TITLE BODY`. Any other command runs bus or no bus,
+/// with `TITLE BODY` as its arguments and `TK_TITLE`, `TK_BODY`, `TK_DOCUMENT` (the document's absolute
+/// path, empty when there is none) in its environment. A failure is logged and never fatal; the
+/// command is killed after a timeout.
 public struct Notifier: Sendable {
     public var enabled: Bool
     /// The program and its leading arguments, split on spaces (`notify-send -u low`).
@@ -47,21 +50,44 @@ public struct Notifier: Sendable {
         return one.count <= n ? one : String(one.prefix(n - 1)) + "…"
     }
 
+    /// Whether a command is the default `notify-send` (by its program's name), which needs a session bus.
+    public static func isNotifySend(_ command: String) -> Bool {
+        guard let program = command.split(separator: " ").first else { return false }
+        return program.split(separator: "/").last == "notify-send"
+    }
+
+    /// The program's arguments and environment for one notification, or nil when it cannot be sent
+    /// (no command, or `notify-send` without a session bus).
+    public static func invocation(command: String, title: String, body: String, document: String,
+                                  environment: [String: String]) -> (arguments: [String], environment: [String: String])? {
+        let words = command.split(separator: " ").map(String.init)
+        guard !words.isEmpty else { return nil }
+        var env = environment
+        if isNotifySend(command) {
+            guard let bus = sessionBus(environment: environment) else { return nil }
+            env["DBUS_SESSION_BUS_ADDRESS"] = bus
+            return (words + ["-a", "tk-agent", title, body], env)
+        }
+        env["TK_TITLE"] = title
+        env["TK_BODY"] = body
+        env["TK_DOCUMENT"] = document
+        return (words + [title, body], env)
+    }
+
     /// Shows a notification. Returns whether the command ran and exited 0.
+    /// - Parameter document: the document's absolute path (`TK_DOCUMENT` for a custom command).
     @discardableResult
-    public func notify(title: String, body: String) async -> Bool {
+    public func notify(title: String, body: String, document: String = "") async -> Bool {
         guard enabled else { return false }
-        guard let bus = Self.sessionBus(environment: environment) else {
-            logger.debug("no session bus; notification not sent")
+        guard let (arguments, env) = Self.invocation(command: command, title: title, body: body, document: document,
+                                                     environment: environment) else {
+            logger.debug("no session bus for notify-send; notification not sent")
             return false
         }
-        let words = command.split(separator: " ").map(String.init)
-        guard !words.isEmpty else { return false }
-        var env = environment
-        env["DBUS_SESSION_BUS_ADDRESS"] = bus
+        let words = arguments
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = words + ["-a", "tk-agent", title, body]
+        process.arguments = arguments
         process.environment = env
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

@@ -21,7 +21,7 @@ public struct ReviewEnvironment: Sendable {
     /// The price of a call, when a price table knows the model: (provider, model, input tokens, output tokens).
     public var estimateCost: (@Sendable (String, String, Int, Int) -> Double?)?
     /// Shows a desktop notification: (config, title, body).
-    public var notify: @Sendable (Configuration, String, String) async -> Void
+    public var notify: @Sendable (Configuration, String, String, String) async -> Void
     /// Whether a process is alive (crash recovery).
     public var isAlive: @Sendable (Int32) -> Bool
     /// Who hears of the rounds' changes to documents (the agent shares its owner's observers).
@@ -36,7 +36,7 @@ public struct ReviewEnvironment: Sendable {
                 makeProvider: @escaping @Sendable (Configuration) async throws(LLMProviderError) -> any LLMProvider,
                 providerStatus: @escaping @Sendable (Configuration) async -> ProviderStatus,
                 estimateCost: (@Sendable (String, String, Int, Int) -> Double?)? = nil,
-                notify: @escaping @Sendable (Configuration, String, String) async -> Void = { _, _, _ in },
+                notify: @escaping @Sendable (Configuration, String, String, String) async -> Void = { _, _, _, _ in },
                 isAlive: @escaping @Sendable (Int32) -> Bool = { kill($0, 0) == 0 || errno == EPERM }) {
         self.paths = paths; self.environment = environment; self.database = database; self.logger = logger
         self.catalog = catalog; self.sidecars = sidecars; self.now = now; self.pid = pid; self.nudge = nudge
@@ -64,9 +64,9 @@ public struct ReviewEnvironment: Sendable {
                 await ProviderFactory.status(configuration: config, environment: environment, paths: paths, logger: logger)
             },
             estimateCost: tablePrice,
-            notify: { config, title, body in
+            notify: { config, title, body, document in
                 await Notifier(settings: config.notifications, environment: environment, logger: logger)
-                    .notify(title: title, body: body)
+                    .notify(title: title, body: body, document: document)
             })
     }
 }
@@ -230,7 +230,7 @@ public struct RoundExecutor: Sendable {
             log.info("review round done", metadata: ["round": "\(rec.id)", "suggestions": "\(outcome.suggestions.count)",
                                                     "unanchored": "\(outcome.unanchored)"])
             let message = Notifier.roundMessage(document: rec.document.display, suggestions: outcome.suggestions)
-            await env.notify(config, message.title, message.body)
+            await env.notify(config, message.title, message.body, rec.project.appending(rec.document).display)
             return rec
         } catch {
             rec.inputTokens += error.usage.inputTokens

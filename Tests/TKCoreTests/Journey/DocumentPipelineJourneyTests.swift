@@ -16,7 +16,7 @@ import Testing
         let db = try AppDatabase.inMemory()
         let sent = Mutex<[String]>([])
         let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(),
-                                        catalog: .builtIn, notify: { title, body in sent.withLock { $0.append(title + ": " + body) } })
+                                        catalog: .builtIn, notify: { title, body, _ in sent.withLock { $0.append(title + ": " + body) } })
         let config = Configuration.defaults
         func save(_ text: String) {
             let bytes = Array(text.utf8)

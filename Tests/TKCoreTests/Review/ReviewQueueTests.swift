@@ -80,7 +80,7 @@ struct QueueFixture {
             sidecars: SidecarStore(), now: clock.now, pid: 4242, loadConfig: { _ in cfg },
             makeProvider: { (_: Configuration) async throws(LLMProviderError) -> any LLMProvider in provider },
             providerStatus: { _ in ProviderStatus(name: provider.name, model: provider.model, available: true, reason: nil) },
-            notify: { _, title, body in box.append("\(title): \(body)") },
+            notify: { _, title, body, _ in box.append("\(title): \(body)") },
             isAlive: isAlive)
         queue = ReviewQueue(env: env)
     }
@@ -603,31 +603,44 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
     }
 
     @Test func noSessionBusSendsNothing() async {
-        let n = Notifier(settings: .init(enabled: true, command: "false"), environment: ["XDG_RUNTIME_DIR": "/nonexistent"],
+        let n = Notifier(settings: .init(enabled: true, command: "notify-send"), environment: ["XDG_RUNTIME_DIR": "/nonexistent"],
                          logger: Logger(label: "t"))
         #expect(Notifier.sessionBus(environment: ["XDG_RUNTIME_DIR": "/nonexistent"]) == nil)
         #expect(await n.notify(title: "t", body: "b") == false)
     }
 
-    @Test func runsTheCommandWithTheAppName() async throws {
+    @Test func notifySendGetsTheAppNameACustomCommandGetsItsOwnArguments() {
+        let bus = ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x"]
+        #expect(Notifier.invocation(command: "notify-send -u low", title: "T", body: "B", document: "/p/a.md", environment: bus)?
+            .arguments == ["notify-send", "-u", "low", "-a", "tk-agent", "T", "B"])
+        #expect(Notifier.invocation(command: "/usr/bin/notify-send", title: "T", body: "B", document: "", environment: [:]) == nil)
+        let custom = Notifier.invocation(command: "my-push --topic x", title: "T", body: "B", document: "/p/a.md", environment: [:])
+        #expect(custom?.arguments == ["my-push", "--topic", "x", "T", "B"])
+        #expect(custom?.environment["TK_TITLE"] == "T" && custom?.environment["TK_BODY"] == "B"
+            && custom?.environment["TK_DOCUMENT"] == "/p/a.md")
+        #expect(custom?.environment["DBUS_SESSION_BUS_ADDRESS"] == nil)
+    }
+
+    @Test func runsACustomCommandWithoutABus() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-notify-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("args").path
         let script = dir.appendingPathComponent("notify.sh").path
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > \(out)\n".write(toFile: script, atomically: true, encoding: .utf8)
+        try "#!/bin/sh\nprintf '%s\\n' \"$@\" \"$TK_DOCUMENT\" > \(out)\n".write(toFile: script, atomically: true, encoding: .utf8)
         chmod(script, 0o755)
         let n = Notifier(settings: .init(enabled: true, command: script),
-                         environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x", "PATH": "/usr/bin:/bin"], logger: Logger(label: "t"))
-        #expect(await n.notify(title: "doc.md", body: "3 suggestions") == true)
-        #expect(try String(contentsOfFile: out, encoding: .utf8) == "-a\ntk-agent\ndoc.md\n3 suggestions\n")
+                         environment: ["PATH": "/usr/bin:/bin", "XDG_RUNTIME_DIR": "/nonexistent"], logger: Logger(label: "t"))
+        #expect(await n.notify(title: "doc.md", body: "3 suggestions", document: "/p/doc.md") == true)
+        #expect(try String(contentsOfFile: out, encoding: .utf8) == "doc.md\n3 suggestions\n/p/doc.md\n")
     }
 
     @Test func aHangingCommandTimesOut() async throws {
-        let n = Notifier(settings: .init(enabled: true, command: "sleep 30"),
+        // A custom command gets the title and body as arguments: `sleep 30 1`.
+        let n = Notifier(settings: .init(enabled: true, command: "sleep"),
                          environment: ["DBUS_SESSION_BUS_ADDRESS": "unix:path=/x", "PATH": "/usr/bin:/bin"],
                          logger: Logger(label: "t"), timeout: .milliseconds(300))
         let start = Date()
-        #expect(await n.notify(title: "t", body: "b") == false)
+        #expect(await n.notify(title: "30", body: "1") == false)
         #expect(Date().timeIntervalSince(start) < 5)
     }
 }

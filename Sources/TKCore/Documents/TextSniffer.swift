@@ -1,0 +1,64 @@
+/// Tells text from binary content, so that a file named `.md` that is not text (an image, an
+/// archive, random bytes) is reported instead of being indexed, checked or sent to a model.
+///
+/// Text is UTF-8 without NUL bytes; a small share of invalid sequences (a stray Latin-1 byte, a
+/// file cut in the middle of a character) is tolerated and decoded as U+FFFD.
+public enum TextSniffer {
+    /// The largest share of bytes in invalid UTF-8 sequences that still counts as text.
+    public static let maxInvalidShare = 0.02
+
+    /// Why the bytes are not text (`"NUL bytes"`, `"not UTF-8 (12% invalid)"`), or nil when they are text.
+    public static func problem<C: Collection>(_ bytes: C) -> String? where C.Element == UInt8 {
+        if bytes.isEmpty { return nil }
+        var invalid = 0
+        var count = 0
+        var iterator = bytes.makeIterator()
+        // A small hand-rolled validator: counts the bytes that are not part of a well-formed sequence.
+        var pending: [UInt8] = []
+        pending.reserveCapacity(4)
+        var need = 0
+        var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+        while let b = iterator.next() {
+            count += 1
+            if b == 0 { return "NUL bytes" }
+            if need > 0 {
+                if b >= lower && b <= upper {
+                    pending.append(b)
+                    need -= 1
+                    lower = 0x80; upper = 0xBF
+                    if need == 0 { pending.removeAll(keepingCapacity: true) }
+                    continue
+                }
+                // The sequence broke: its bytes so far are invalid; this byte starts afresh.
+                invalid += pending.count
+                pending.removeAll(keepingCapacity: true)
+                need = 0
+                lower = 0x80; upper = 0xBF
+            }
+            switch b {
+            case 0x00...0x7F: continue
+            case 0xC2...0xDF: need = 1
+            case 0xE0: need = 2; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: need = 2
+            case 0xED: need = 2; upper = 0x9F
+            case 0xF0: need = 3; lower = 0x90
+            case 0xF1...0xF3: need = 3
+            case 0xF4: need = 3; upper = 0x8F
+            default: invalid += 1; continue
+            }
+            pending.append(b)
+        }
+        invalid += pending.count
+        let share = Double(invalid) / Double(count)
+        if share > maxInvalidShare {
+            let percent = Int((share * 100).rounded(.up))
+            return "not UTF-8 text (\(percent)% of the bytes are invalid)"
+        }
+        return nil
+    }
+
+    /// The problem line for a document that is not text, as `status` shows it.
+    public static func message(_ path: String, _ reason: String) -> String {
+        "\(path): not a text file (\(reason)); skipped, not indexed or reviewed"
+    }
+}
