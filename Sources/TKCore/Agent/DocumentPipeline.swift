@@ -63,7 +63,7 @@ public struct DocumentPipeline: Sendable {
     /// - Parameter records: collects the state to record in the database (in one transaction per batch).
     func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
                 records: inout [DocumentStateStore.Entry]) -> String? {
-        let findings = quickFindings(doc, config: config)
+        let findings = quickFindings(doc, config: config, root: root)
         let recorded = states.previousContent(project: root, document: rel)
         let states = self.states
         var journey = JourneyUpdate()
@@ -140,7 +140,7 @@ public struct DocumentPipeline: Sendable {
     }
 
     /// The quick heuristics for a document, with the project's settings and its story type.
-    public func quickFindings(_ doc: MarkdownDocument, config: Configuration) -> [Finding] {
+    public func quickFindings(_ doc: MarkdownDocument, config: Configuration, root: PathBytes? = nil) -> [Finding] {
         let storyType = doc.frontMatter.tk.storyType ?? config.storyType
         let advisors = doc.frontMatter.tk.advisors.isEmpty
             ? (config.advisors ?? catalog.storyType(storyType ?? "")?.defaultAdvisors ?? [])
@@ -152,7 +152,7 @@ public struct DocumentPipeline: Sendable {
             }
         }
         let options = HeuristicsOptions(configuration: config.heuristics, storyType: storyType, extraRules: tips)
-        return engines.engine(for: options).findings(in: doc)
+        return engines.engine(for: options).findings(in: doc, project: root.map { ProjectWords.cached(project: $0, ignore: config.watch.ignore) })
     }
 }
 

@@ -20,8 +20,11 @@ public struct HeuristicsEngine: Sendable {
     public static let ruleIDs: [String] = FindingCategory.allCases.filter { $0 != .other }.map(\.rawValue)
 
     /// Finds everything worth a look in `doc`, in document order.
-    public func findings(in doc: MarkdownDocument) -> [Finding] {
+    /// - Parameter project: the project's dictionary and names for spelling; nil: only the document's own
+    ///   capitalised words (used at least `ProjectWords.nameThreshold` times) count as names.
+    public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil) -> [Finding] {
         var run = Run(engine: self, doc: doc)
+        let speller = spellingEnabled ? try? speller(for: doc).get() : nil
         doc.bytes.withUnsafeBufferPointer { p in
             let tokenizer = Tokenizer(lexicon: lexicon)
             var tokens: [Token] = []
@@ -30,9 +33,30 @@ public struct HeuristicsEngine: Sendable {
             for (bi, block) in doc.proseBlocks.enumerated() {
                 tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
                 run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
+                if speller != nil { run.spell.collect(p, tokens: tokens, allowed: run.allowed) }
             }
         }
+        if let speller {
+            var words = project ?? ProjectWords()
+            var counts: [String: Int] = [:]
+            ProjectWords.countCapitalised(doc.bytes, into: &counts)
+            for (w, c) in counts where c >= ProjectWords.nameThreshold { words.names.insert(w) }
+            run.addSpelling(speller: speller, project: words)
+        }
         return run.finish()
+    }
+
+    var spellingEnabled: Bool { options.spelling && !isDisabled("spelling", .spelling) }
+
+    /// The Hunspell dictionary of a document: its front matter `lang:`, else `options.language`.
+    public func speller(for doc: MarkdownDocument) -> Result<Speller, SpellerProblem> {
+        Speller.named(doc.frontMatter.lang ?? options.language)
+    }
+
+    /// Why spelling cannot run on `doc` (a missing dictionary), when it is switched on; one line.
+    public func spellingProblem(for doc: MarkdownDocument) -> String? {
+        guard spellingEnabled, case .failure(let problem) = speller(for: doc) else { return nil }
+        return problem.description
     }
 
     func isDisabled(_ rule: String, _ category: FindingCategory) -> Bool {
@@ -60,6 +84,7 @@ private struct Run {
     /// Per token of the current block: covered by a phrase match / allowed by the allow-list.
     var covered: [Bool] = []
     var allowed: [Bool] = []
+    var spell = SpellCollector()
 
     init(engine: HeuristicsEngine, doc: MarkdownDocument) {
         self.engine = engine
@@ -293,6 +318,13 @@ private struct Run {
                 add(first.start, first.end, "so_start", .soStart, .info, Messages.soStart,
                     tokens: s.firstToken..<(s.firstToken + 1))
             }
+        }
+    }
+
+    mutating func addSpelling(speller: Speller, project: ProjectWords) {
+        for h in spell.unknown(in: doc, speller: speller, project: project, cap: engine.options.maxSpellingFindings) {
+            candidates.append(Candidate(start: h.start, end: h.end, rule: "spelling", category: .spelling,
+                                        severity: .suggestion, message: h.message, replacements: h.replacements))
         }
     }
 

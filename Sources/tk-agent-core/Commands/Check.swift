@@ -68,6 +68,7 @@ extension TKAgent {
             var checkTime = Duration.zero
             var totalWords = 0
             var totalBytes = 0
+            var spellingProblems = Set<String>()
 
             func check(bytes: [UInt8], display: String, project: PathBytes, fileName: String) {
                 let t0 = clock.now
@@ -78,7 +79,8 @@ extension TKAgent {
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
                 let engine = HeuristicsEngine(options: options)
                 let t2 = clock.now
-                let findings = engine.findings(in: doc)
+                if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
+                let findings = engine.findings(in: doc, project: ProjectWords.cached(project: project))
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount

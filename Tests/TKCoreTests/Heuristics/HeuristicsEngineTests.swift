@@ -36,11 +36,11 @@ enum Labels {
     @Test func labelledSetLoads() {
         #expect(Labels.all.count > 250)
         let cats = Set(Labels.all.map(\.category))
-        for c in FindingCategory.allCases where c != .other { #expect(cats.contains(c.rawValue), "no labels for \(c)") }
+        for c in FindingCategory.allCases where c != .other && c != .spelling { #expect(cats.contains(c.rawValue), "no labels for \(c)") }
     }
 
     /// Recall ≥ 90 % on must-flag and false alarms ≤ 10 % on must-not-flag sentences, per category.
-    @Test(arguments: FindingCategory.allCases.filter { $0 != .other })
+    @Test(arguments: FindingCategory.allCases.filter { $0 != .other && $0 != .spelling })
     func recallAndFalseAlarms(_ category: FindingCategory) {
         let engine = HeuristicsEngine()
         var flagged = 0, flagTotal = 0, falseAlarms = 0, cleanTotal = 0
@@ -259,5 +259,61 @@ enum Labels {
         #expect(findings.count > 1000)
         // ~15k words; debug builds are ~10× slower than release. Release does ≥ 1M words/s (bench/heuristics.py).
         #expect(t < .seconds(2))
+    }
+}
+
+@Suite struct SpellingTests {
+    private func spelling(_ text: String, project: ProjectWords? = nil, _ options: HeuristicsOptions = HeuristicsOptions())
+        -> [Finding] {
+        HeuristicsEngine(options: options).findings(in: MarkdownDocument(bytes: Array(text.utf8), fileName: "t.md"),
+                                                    project: project).filter { $0.category == .spelling }
+    }
+
+    @Test func flagsUnknownWordsWithSuggestions() throws {
+        let found = spelling("She wrote a leter to her freind.")
+        #expect(found.map(\.text) == ["leter", "freind"])
+        #expect(found.allSatisfy { $0.severity == .suggestion && $0.rule == "spelling" })
+        #expect(found.last?.replacements.first == "friend")
+    }
+
+    @Test func skipsCodeURLsAcronymsNumbersAndNames() {
+        #expect(spelling("Run `teh` at https://teh.example/wrng, see NASA's R2D2 and camelCaseThing, me@exmaple.com.").isEmpty)
+        #expect(spelling("Quorvanth ran. Quorvanth ate. Quorvanth's horse slept.").isEmpty)
+        #expect(spelling("Quorvanth ran.").map(\.text) == ["Quorvanth"])
+        #expect(spelling("Quorvanth ran.", project: ProjectWords(names: ["quorvanth"])).isEmpty)
+        #expect(spelling("The wrods.", project: ProjectWords(dictionary: ["wrods"])).isEmpty)
+        #expect(spelling("It’s fine, isn’t it? Don't worry, it's ok.").isEmpty)
+    }
+
+    @Test func offSwitchesAndLanguage() {
+        #expect(spelling("The leter.", HeuristicsOptions(spelling: false)).isEmpty)
+        #expect(spelling("The leter.", HeuristicsOptions(disabled: ["spelling"])).isEmpty)
+        #expect(spelling("The colour.").count == 1)
+        #expect(spelling("The colour.", HeuristicsOptions(language: "en_GB")).isEmpty)
+        #expect(spelling("---\nlang: en-GB\n---\n\nThe colour.\n").isEmpty)
+        let doc = MarkdownDocument(bytes: Array("---\nlang: zz_ZZ\n---\n\nThe leter.\n".utf8), fileName: "t.md")
+        let engine = HeuristicsEngine()
+        #expect(engine.spellingProblem(for: doc)?.contains("zz_ZZ") == true)
+        #expect(engine.findings(in: doc).allSatisfy { $0.category != .spelling })
+    }
+
+    @Test func capKeepsTheMostFrequentWords() {
+        let rare = (0..<50).map { "zq\(Character(UnicodeScalar(97 + $0 / 6)!))\(Character(UnicodeScalar(97 + $0 % 6)!))x" }
+        let text = rare.joined(separator: " ") + ", then blorptastic blorptastic blorptastic."
+        var options = HeuristicsOptions()
+        options.maxSpellingFindings = 10
+        let found = spelling(text, options)
+        #expect(found.count == 10)
+        #expect(found.filter { $0.text.lowercased() == "blorptastic" }.count == 3)
+    }
+
+    @Test func projectWordsCountCapitalisedWordsAndReadTheDictionary() {
+        var counts: [String: Int] = [:]
+        ProjectWords.countCapitalised(Array("Elowen met NASA and McKay; Elowen's dog. elowen".utf8), into: &counts)
+        #expect(counts["elowen"] == 2)
+        #expect(counts["nasa"] == nil && counts["mckay"] == nil)
+        let dict = ProjectWords.parseDictionary(Array("# comment\nKrell\n\n  zorp \n".utf8))
+        #expect(dict.contains("Krell") && dict.contains("krell") && dict.contains("zorp") && !dict.contains("# comment"))
+        #expect(Speller.normalize("en-us") == "en_US" && Speller.normalize("en") == "en_US" && Speller.normalize("en-UK") == "en_GB")
     }
 }
