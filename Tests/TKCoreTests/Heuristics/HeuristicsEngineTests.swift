@@ -317,3 +317,100 @@ enum Labels {
         #expect(Speller.normalize("en-us") == "en_US" && Speller.normalize("en") == "en_US" && Speller.normalize("en-UK") == "en_GB")
     }
 }
+
+/// Issue 15: the precision rules (each with the case that must still be flagged) and the usage tables.
+@Suite struct PrecisionAndUsageTests {
+    private func rules(_ text: String) -> [String] {
+        HeuristicsEngine(options: HeuristicsOptions(spelling: false))
+            .findings(in: MarkdownDocument(bytes: Array(text.utf8), fileName: "t.md")).map(\.rule)
+    }
+    private func cats(_ text: String) -> Set<FindingCategory> {
+        Set(HeuristicsEngine(options: HeuristicsOptions(spelling: false))
+            .findings(in: MarkdownDocument(bytes: Array(text.utf8), fileName: "t.md")).map(\.category))
+    }
+
+    @Test func legitimateDoubledWords() {
+        #expect(!rules("He said that that was fine.").contains("repeated_word"))
+        #expect(!rules("By noon she had had enough.").contains("repeated_word"))
+        #expect(!rules("It may teach her her own insignificance.").contains("repeated_word"))
+        #expect(rules("She said that she she would come.").contains("repeated_word"))
+        #expect(rules("We went to to the store.").contains("repeated_word"))
+    }
+
+    @Test func hyphenatedCompoundFollowedByItsLastPart() {
+        #expect(!rules("They had a run-in in the car park.").contains("repeated_word"))
+        #expect(!rules("After the sign-off off the record talks began.").contains("repeated_word"))
+        #expect(rules("They had a fight in in the car park.").contains("repeated_word"))
+    }
+
+    @Test func repeatedPhrases() {
+        let found = HeuristicsEngine(options: HeuristicsOptions(spelling: false))
+            .findings(in: MarkdownDocument(bytes: Array("This is an echo is an echo of the past.".utf8), fileName: "t.md"))
+        let hit = found.first { $0.rule == "repeated_phrase" }
+        #expect(hit?.text == "is an echo is an echo")
+        #expect(hit?.replacements == ["is an echo"])
+        #expect(!rules("I said it is done, it is done.").contains("repeated_phrase"))   // a comma between
+        #expect(!rules("Bye bye bye bye.").contains("repeated_phrase"))
+        #expect(!rules("It was on the table. On the table lay a key.").contains("repeated_phrase"))
+    }
+
+    @Test func shortSentencesAreNotHardToRead() {
+        #expect(!cats("Configure the authentication middleware before initializing the application.").contains(.readability))
+        #expect(cats("Multidimensional epistemological considerations fundamentally problematize conventional methodological assumptions.")
+            .contains(.readability))
+        #expect(!cats("The cat sat on the mat.").contains(.longSentence))
+    }
+
+    @Test func hedgesInSpeechAndAfterIWouldArgue() {
+        #expect(!cats("“I think it might perhaps rain,” she said.").contains(.hedge))
+        #expect(!cats("\"I suppose so,\" he said.").contains(.hedge))
+        #expect(!cats("I would argue that the design is sound.").contains(.hedge))
+        #expect(!cats("One could argue that the design is sound.").contains(.hedge))
+        #expect(cats("I think the design is sound.").contains(.hedge))
+        #expect(cats("I would argue that it is sort of sound.").contains(.hedge))
+    }
+
+    @Test func mentionedPhrasesAreNotUsed() {
+        #expect(!cats("A \"deep dive\" meeting reviews one topic.").contains(.aiCliche))
+        #expect(!cats("Avoid “at the end of the day” in reports.").contains(.wordy))
+        #expect(cats("We will do a deep dive tomorrow.").contains(.aiCliche))
+        #expect(!cats("Never write \"low-hanging fruit\" in a plan.").contains(.cliche))
+        #expect(cats("Pick the low-hanging fruit first.").contains(.cliche))
+    }
+
+    @Test func soAndButAfterParagraphBreakOrSemicolon() {
+        #expect(rules("But the other variant is shorter.").contains("so_start"))
+        #expect(rules("He had heard much of her; but he saw only the father.").contains("so_start"))
+        #expect(rules("It was late; so we left.").contains("so_start"))
+        #expect(!rules("The variant is shorter, but slower.").contains("so_start"))
+        #expect(!rules("It is not only fast; but also small.").contains("so_start"))
+        #expect(!rules("But _now_ we may be silent.” She left.").contains("so_start"))   // speech continued
+        #expect(!rules("“Stay; but be quiet,” she said.").contains("so_start"))
+    }
+
+    @Test func usageTables() {
+        let cases: [(String, String)] = [
+            ("There were a number of reasons.", "wordy"),
+            ("The notes pertaining to the case are lost.", "wordy"),
+            ("Sales were adversely impacted by the storm.", "wordy"),
+            ("He answered in the affirmative.", "wordy"),
+            ("I hope this meets with your approval.", "wordy"),
+            ("The box is rectangular in shape.", "redundancy"),
+            ("As the old adage says, patience pays.", "redundancy"),
+            ("The answer was blatantly obvious.", "redundancy"),
+            ("She too also came.", "redundancy"),
+            ("This is a more unique design.", "uncomparable"),
+            ("This is a rather unique design.", "uncomparable"),
+            ("We made an exact estimate.", "oxymoron"),
+            ("We will burn that bridge when we come to it.", "mixed_metaphor"),
+            ("For all intensive purposes it is done.", "mixed_metaphor"),
+            ("Let's circle back on this next week.", "cliche"),
+            ("Going forward, we ship monthly.", "cliche"),
+        ]
+        for (text, rule) in cases { #expect(rules(text).contains(rule), "\(rule): \(text)") }
+        // Literal uses stay clean.
+        #expect(!cats("They complained of what was going forward.").contains(.cliche))
+        #expect(!cats("This is quite impossible.").contains(.wordy))
+        #expect(!cats("It is the most complete survey yet.").contains(.wordy))
+    }
+}
