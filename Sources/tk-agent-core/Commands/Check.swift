@@ -78,8 +78,8 @@ extension TKAgent {
                 for p in problems { printError(p) }
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
                 let engine = HeuristicsEngine(options: options)
-                let t2 = clock.now
                 if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
+                let t2 = clock.now
                 let findings = engine.findings(in: doc, project: ProjectWords.cached(project: project))
                 checkTime += clock.now - t2
                 parseTime += t1 - t0

@@ -12,14 +12,20 @@ struct SpellCollector {
         var occurrences: [(Int, Int)]
     }
 
-    /// Case-sensitive word hash → where the word stands.
-    private(set) var words: [UInt64: Word] = [:]
+    /// At most this many occurrences of one word are kept (and reported).
+    static let maxOccurrences = 5
+
+    /// Case-sensitive word hash → index in `entries` (first-seen order).
+    private var index: [UInt64: Int] = [:]
+    private(set) var entries: [Word] = []
     private(set) var order: [UInt64] = []
 
     mutating func collect(_ p: UnsafeBufferPointer<UInt8>, tokens: [Token], allowed: [Bool]) {
         let n = p.count
         for (t, tok) in tokens.enumerated() {
             if tok.flags.contains(.opaque) || tok.flags.contains(.numeric) || allowed[t] || tok.letters < 2 { continue }
+            // Words of the rule tables are English words, spelt right: no need to ask Hunspell.
+            if tok.entry >= 0 { continue }
             let s = tok.start, e = tok.end
             var h = WordHash.offset
             var ok = true
@@ -42,12 +48,12 @@ struct SpellCollector {
                 if a == 46, e + 1 < n, TextClass.isASCIIWordByte(p[e + 1]) { continue }
             }
             let key = WordHash.finish(h)
-            if var w = words[key] {
-                w.count += 1
-                w.occurrences.append((s, e))
-                words[key] = w
+            if let i = index[key] {
+                entries[i].count += 1
+                if entries[i].occurrences.count < Self.maxOccurrences { entries[i].occurrences.append((s, e)) }
             } else {
-                words[key] = Word(start: s, end: e, count: 1, occurrences: [(s, e)])
+                index[key] = entries.count
+                entries.append(Word(start: s, end: e, count: 1, occurrences: [(s, e)]))
                 order.append(key)
             }
         }
@@ -64,34 +70,34 @@ struct SpellCollector {
     }
 
     /// Unknown words, most frequent first (then in document order), at most `cap` findings and at most
-    /// `perWord` occurrences of one word.
-    func unknown(in doc: MarkdownDocument, speller: Speller, project: ProjectWords, cap: Int, perWord: Int = 5) -> [Hit] {
+    /// `maxOccurrences` occurrences of one word.
+    func unknown(in doc: MarkdownDocument, speller: Speller, project: ProjectWords, cap: Int) -> [Hit] {
         guard !order.isEmpty, cap > 0 else { return [] }
         var texts: [String] = []
         texts.reserveCapacity(order.count)
-        for k in order {
-            guard let w = words[k] else { continue }
+        for w in entries {
             var text = doc.text(w.start..<w.end)
             if text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
             texts.append(text)
         }
         let known = speller.check(texts, keys: order)
-        var misses: [(key: UInt64, text: String)] = []
-        for (i, k) in order.enumerated() where !known[i] {
+        var misses: [(entry: Int, text: String)] = []
+        for i in order.indices where !known[i] {
             if project.accepts(texts[i]) || Self.informal.contains(texts[i].lowercased()) { continue }
-            misses.append((k, texts[i]))
+            misses.append((i, texts[i]))
         }
         misses.sort { a, b in
-            let wa = words[a.key]?.count ?? 0, wb = words[b.key]?.count ?? 0
+            let wa = entries[a.entry].count, wb = entries[b.entry].count
             if wa != wb { return wa > wb }
-            return (words[a.key]?.start ?? 0) < (words[b.key]?.start ?? 0)
+            return entries[a.entry].start < entries[b.entry].start
         }
         var out: [Hit] = []
         for m in misses {
-            guard out.count < cap, let w = words[m.key] else { break }
+            guard out.count < cap else { break }
+            let w = entries[m.entry]
             let suggestions = speller.suggestions(m.text, limit: 3)
             let message = Messages.spelling(m.text, count: w.count, language: speller.language, suggestions: suggestions)
-            for (s, e) in w.occurrences.prefix(perWord) {
+            for (s, e) in w.occurrences {
                 guard out.count < cap else { break }
                 out.append(Hit(start: s, end: e, message: message, replacements: suggestions))
             }
