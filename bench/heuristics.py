@@ -265,9 +265,23 @@ def speed(binary, proselint, harper, runs):
             mean, mn = results[name]
             print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
         print("| write-good | not run (npm unreachable) | | |")
-        t = subprocess.run([binary, "check", "--timing", "--format", "json", path], capture_output=True, text=True)
-        line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
-        print(f"\nIn process (tk-agent --timing): {line[len('timing: '):]}\n")
+        def timing(target, cwd=None):
+            t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
+                               text=True, cwd=cwd)
+            line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
+            return line[len("timing: "):]
+        print(f"\nIn process (tk-agent --timing, spelling on, dictionary load excluded): {timing(path)}")
+        # The same file in a project whose config switches spelling off.
+        off = os.path.join(d, "nospell")
+        os.makedirs(os.path.join(off, ".tk"))
+        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
+            f.write('{"heuristics": {"spelling": false}}')
+        shutil.copy(path, os.path.join(off, "sample.md"))
+        print(f"In process, spelling off: {timing(os.path.join(off, 'sample.md'))}")
+        folder = os.path.join(os.path.dirname(path), "folder200")
+        if os.path.isdir(folder):
+            print(f"In process, the whole novel (folder200, 200 files), spelling on: {timing(folder)}")
+        print()
 
 
 def main():

@@ -11,6 +11,8 @@ public struct ProjectWords: Sendable, Equatable {
     public var names: Set<String>
 
     public static let nameThreshold = 3
+    /// At most this many bytes of documents are read to count names (about 5 million words).
+    public static let scanBudgetBytes = 32 << 20
     public static let dictionaryFile = ".tk/dictionary.txt"
 
     public init(dictionary: Set<String> = [], names: Set<String> = []) {
@@ -91,8 +93,14 @@ public struct ProjectWords: Sendable, Equatable {
         guard FileSystem.lstatIfExists(project.appending(".tk"))?.kind == .directory else { return words }
         var counts: [String: Int] = [:]
         let walk = DirectoryWalker.walk(root: project, directory: project, filter: PathFilter(ignore: ignore))
+        // A budget keeps a huge project cheap: past it, the names are those of the documents read so far.
+        var budget = Self.scanBudgetBytes
         for (path, stat) in walk.documents where stat.size <= Int64(maxFileBytes) {
-            if let bytes = try? FileSystem.read(path, limit: maxFileBytes) { countCapitalised(bytes, into: &counts) }
+            guard budget > 0 else { break }
+            if let bytes = try? FileSystem.read(path, limit: maxFileBytes) {
+                budget -= bytes.count
+                countCapitalised(bytes, into: &counts)
+            }
         }
         for (w, c) in counts where c >= nameThreshold { words.names.insert(w) }
         return words
@@ -108,7 +116,7 @@ public struct ProjectWords: Sendable, Equatable {
 
     /// `scan(project:)`, remembered per project for `maxAge` (the agent calls this on every save; the
     /// name counts may lag a new name by that long). A changed dictionary file is re-read at once.
-    public static func cached(project: PathBytes, ignore: [String] = [], maxAge: Duration = .seconds(60)) -> ProjectWords {
+    public static func cached(project: PathBytes, ignore: [String] = [], maxAge: Duration = .seconds(300)) -> ProjectWords {
         let mtime = FileSystem.lstatIfExists(project.appending(dictionaryFile))?.mtimeNs ?? -1
         let now = ContinuousClock.now
         if let hit = cache.withLock({ $0[project] }), hit.dictionaryMtime == mtime, now - hit.loadedAt < maxAge {
