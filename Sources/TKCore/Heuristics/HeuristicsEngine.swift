@@ -20,8 +20,11 @@ public struct HeuristicsEngine: Sendable {
     public static let ruleIDs: [String] = FindingCategory.allCases.filter { $0 != .other }.map(\.rawValue)
 
     /// Finds everything worth a look in `doc`, in document order.
-    public func findings(in doc: MarkdownDocument) -> [Finding] {
+    /// - Parameter project: the project's dictionary and names for spelling; nil: only the document's own
+    ///   capitalised words (used at least `ProjectWords.nameThreshold` times) count as names.
+    public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil) -> [Finding] {
         var run = Run(engine: self, doc: doc)
+        let speller = spellingEnabled ? try? speller(for: doc).get() : nil
         doc.bytes.withUnsafeBufferPointer { p in
             let tokenizer = Tokenizer(lexicon: lexicon)
             var tokens: [Token] = []
@@ -30,9 +33,30 @@ public struct HeuristicsEngine: Sendable {
             for (bi, block) in doc.proseBlocks.enumerated() {
                 tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
                 run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
+                if speller != nil { run.spell.collect(p, tokens: tokens, allowed: run.allowed) }
             }
         }
+        if let speller {
+            var words = project ?? ProjectWords()
+            var counts: [String: Int] = [:]
+            ProjectWords.countCapitalised(doc.bytes, into: &counts)
+            for (w, c) in counts where c >= ProjectWords.nameThreshold { words.names.insert(w) }
+            run.addSpelling(speller: speller, project: words)
+        }
         return run.finish()
+    }
+
+    var spellingEnabled: Bool { options.spelling && !isDisabled("spelling", .spelling) }
+
+    /// The Hunspell dictionary of a document: its front matter `lang:`, else `options.language`.
+    public func speller(for doc: MarkdownDocument) -> Result<Speller, SpellerProblem> {
+        Speller.named(doc.frontMatter.lang ?? options.language)
+    }
+
+    /// Why spelling cannot run on `doc` (a missing dictionary), when it is switched on; one line.
+    public func spellingProblem(for doc: MarkdownDocument) -> String? {
+        guard spellingEnabled, case .failure(let problem) = speller(for: doc) else { return nil }
+        return problem.description
     }
 
     func isDisabled(_ rule: String, _ category: FindingCategory) -> Bool {
@@ -60,6 +84,7 @@ private struct Run {
     /// Per token of the current block: covered by a phrase match / allowed by the allow-list.
     var covered: [Bool] = []
     var allowed: [Bool] = []
+    var spell = SpellCollector()
 
     init(engine: HeuristicsEngine, doc: MarkdownDocument) {
         self.engine = engine
@@ -103,7 +128,7 @@ private struct Run {
         for t in tokens { allowed.append(flags(t).contains(.allowed)) }
 
         phrases(p, block: block, tokens: tokens)
-        words(p, tokens: tokens)
+        words(p, block: block, tokens: tokens)
         if !block.isHeading {
             for s in sentences { sentence(p, s, tokens: tokens) }
         }
@@ -148,6 +173,8 @@ private struct Run {
                 let dialogueExempt = category == .weasel || category == .hedge || category == .adverb
                 if dialogueExempt && tok.flags.contains(.inQuote) { break }
                 let s = tok.start, e = tokens[t + len - 1].end
+                // A phrase in quotation marks of its own is mentioned, not used ("a \"deep dive\" meeting").
+                if Self.quotedExactly(p, s, e, block: block) { break }
                 let matched = text(s, e)
                 add(s, e, ph.rule, category, ph.severity, ph.message ?? Messages.phrase(category, matched, ph.replacements),
                     ph.replacements, tokens: t..<(t + len))
@@ -162,8 +189,42 @@ private struct Run {
         }
     }
 
-    /// Word rules: passive voice, -ly adverbs, repeated words.
-    mutating func words(_ p: UnsafeBufferPointer<UInt8>, tokens: [Token]) {
+    /// Whether the bytes just before `s` open a quotation and the bytes just after `e` close one.
+    static func quotedExactly(_ p: UnsafeBufferPointer<UInt8>, _ s: Int, _ e: Int, block: ProseBlock) -> Bool {
+        let lo = block.range.lowerBound, hi = min(block.range.upperBound, p.count)
+        var before = false, after = false
+        if s - 1 >= lo, p[s - 1] == 34 || p[s - 1] == 39 { before = true }
+        if s - 3 >= lo, p[s - 3] == 0xE2, p[s - 2] == 0x80, p[s - 1] == 0x9C || p[s - 1] == 0x98 { before = true }
+        if e < hi, p[e] == 34 || p[e] == 39 { after = true }
+        if e + 2 < hi, p[e] == 0xE2, p[e + 1] == 0x80, p[e + 2] == 0x9D || p[e + 2] == 0x99 { after = true }
+        // A closing quote may follow punctuation: "at the end of the day," she wrote.
+        if !after, e + 1 < hi, p[e] == 44 || p[e] == 46, p[e + 1] == 34 || p[e + 1] == 0xE2 { after = true }
+        return before && after
+    }
+
+    /// Whether the first curly double quotation mark of the block is a closing one (” before any “).
+    static func continuesSpeech(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock) -> Bool {
+        var i = block.range.lowerBound
+        let hi = min(block.range.upperBound, p.count)
+        while i + 2 < hi {
+            if p[i] == 0xE2, p[i + 1] == 0x80 {
+                if p[i + 2] == 0x9C { return false }
+                if p[i + 2] == 0x9D { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    /// Whether the nearest non-space byte before `start` (inside the block) is a semicolon.
+    static func afterSemicolon(_ p: UnsafeBufferPointer<UInt8>, _ start: Int, block: ProseBlock) -> Bool {
+        var i = start - 1
+        while i >= block.range.lowerBound, p[i] == 32 || p[i] == 9 || p[i] == 10 || p[i] == 13 { i -= 1 }
+        return i >= block.range.lowerBound && p[i] == 59
+    }
+
+    /// Word rules: passive voice, -ly adverbs, repeated words and phrases, "So"/"But" after a break.
+    mutating func words(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock, tokens: [Token]) {
         let n = tokens.count
         for t in 0..<n {
             let tok = tokens[t]
@@ -183,17 +244,66 @@ private struct Run {
                 add(tok.start, tok.end, "adverb", .adverb, .info, Messages.adverb(word), tokens: t..<(t + 1))
             }
 
-            // Repeated words.
+            // "But" opening a paragraph; "So"/"But" opening a clause after a semicolon.
+            if tok.hash == Self.butHash || tok.hash == Self.soHash, !tok.flags.contains(.inQuote), !block.isHeading {
+                let next = t + 1 < n ? tokens[t + 1] : nil
+                let followerOK = next.map { u in
+                    u.flags.contains(.hyphenBefore) || Self.soFollowers.contains(u.hash) || Self.butFollowers.contains(u.hash)
+                } ?? true
+                // A paragraph whose first curly quotation mark closes one continues a speech from the paragraph before.
+                let opensParagraph = t == 0 && tok.hash == Self.butHash && !Self.continuesSpeech(p, block: block)
+                if !followerOK, opensParagraph || (t > 0 && Self.afterSemicolon(p, tok.start, block: block)) {
+                    let word = text(tok.start, tok.end)
+                    add(tok.start, tok.end, "so_start", .soStart, .info,
+                        opensParagraph ? Messages.butStart : Messages.afterSemicolon(word), tokens: t..<(t + 1))
+                }
+            }
+
+            // Repeated phrases: "is an echo is an echo" (two to four words said twice in a row).
+            if t + 3 < n {
+                repeatedPhrase(at: t, tokens: tokens)
+            }
+
+            // Repeated words. Not a hyphenated compound followed by its own last part ("a run-in in the park").
             if t > 0 {
                 let prev = tokens[t - 1]
                 if prev.hash == tok.hash, !prev.flags.contains(.opaque), !tok.flags.contains(.breakBefore),
-                   !tok.flags.contains(.hyphenBefore), !tok.flags.contains(.sentenceStart),
+                   !tok.flags.contains(.hyphenBefore), !prev.flags.contains(.hyphenBefore), !tok.flags.contains(.sentenceStart),
                    !tok.flags.contains(.numeric), !f.contains(.repeatOK) {
                     let first = text(prev.start, prev.end)
                     add(prev.start, tok.end, "repeated_word", .repeatedWord, .warning, Messages.repeated(first),
                         [first], tokens: (t - 1)..<(t + 1))
                 }
             }
+        }
+    }
+
+    /// Two to four words said twice in a row, with nothing but spaces between ("is an echo is an echo").
+    mutating func repeatedPhrase(at t: Int, tokens: [Token]) {
+        let n = tokens.count
+        var k = 4
+        while k >= 2 {
+            defer { k -= 1 }
+            guard t + 2 * k <= n else { continue }
+            var same = true
+            for j in 0..<(2 * k) {
+                let u = tokens[t + j]
+                if u.flags.contains(.opaque) || u.flags.contains(.numeric)
+                    || (j > 0 && (u.flags.contains(.breakBefore) || u.flags.contains(.sentenceStart))) {
+                    same = false
+                    break
+                }
+                if j < k, u.hash != tokens[t + k + j].hash { same = false; break }
+            }
+            guard same else { continue }
+            // "bye bye bye bye" and other single-word runs are the repeated-word rule's business.
+            let first = tokens[t].hash
+            if (1..<k).allSatisfy({ tokens[t + $0].hash == first }) { return }
+            let s = tokens[t].start, e = tokens[t + 2 * k - 1].end
+            let phrase = text(s, tokens[t + k - 1].end)
+            add(s, e, "repeated_phrase", .repeatedWord, .warning, Messages.repeatedPhrase(phrase), [phrase],
+                tokens: t..<(t + 2 * k))
+            return
         }
     }
 
@@ -249,6 +359,9 @@ private struct Run {
             .map { WordHash.of($0) })
     static let soHash = WordHash.of("so")
     static let soFollowers: Set<UInt64> = Set(["far", "long", "much", "many", "called"].map { WordHash.of($0) })
+    static let butHash = WordHash.of("but")
+    /// "but also" (after "not only"), "but for", "but then": not a filler opener.
+    static let butFollowers: Set<UInt64> = Set(["also", "for", "rather"].map { WordHash.of($0) })
 
     /// Sentence rules: length, readability, "There is" and "So" openers.
     mutating func sentence(_ p: UnsafeBufferPointer<UInt8>, _ s: Sentence, tokens: [Token]) {
@@ -272,7 +385,15 @@ private struct Run {
         }
         if !long, words >= 8 {
             let ari = 4.71 * Double(letters) / Double(words) + 0.5 * Double(words) - 21.43
-            if ari > opts.maxGrade {
+            // On a short sentence the letters-per-word term swamps the formula: two long words make a plain
+            // eight-word sentence "grade 20". Below 15 words, flag only when most words are long.
+            var longWords = 0
+            if words < 15 {
+                for k in s.firstToken..<s.endToken where tokens[k].letters >= 11 && !tokens[k].flags.contains(.opaque) {
+                    longWords += 1
+                }
+            }
+            if ari > opts.maxGrade, words >= 15 || longWords * 2 >= words {
                 add(start, end, "readability", .readability, .suggestion, Messages.readability(grade: ari, max: opts.maxGrade))
             }
         }
@@ -293,6 +414,13 @@ private struct Run {
                 add(first.start, first.end, "so_start", .soStart, .info, Messages.soStart,
                     tokens: s.firstToken..<(s.firstToken + 1))
             }
+        }
+    }
+
+    mutating func addSpelling(speller: Speller, project: ProjectWords) {
+        for h in spell.unknown(in: doc, speller: speller, project: project, cap: engine.options.maxSpellingFindings) {
+            candidates.append(Candidate(start: h.start, end: h.end, rule: "spelling", category: .spelling,
+                                        severity: .suggestion, message: h.message, replacements: h.replacements))
         }
     }
 
@@ -378,4 +506,12 @@ enum Messages {
     }
 
     static let soStart = "Starts with \u{201C}So\u{201D}. Cut it, or say how this follows from what came before."
+
+    static let butStart = "The paragraph opens with \u{201C}But\u{201D}. Join it to the point it answers, or state the contrast outright."
+
+    static func afterSemicolon(_ word: String) -> String {
+        "\(q(word)) after a semicolon: use a comma or a full stop before it, or cut it."
+    }
+
+    static func repeatedPhrase(_ phrase: String) -> String { "Repeated phrase: \(q(phrase)) twice in a row. Delete one." }
 }

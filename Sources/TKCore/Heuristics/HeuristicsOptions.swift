@@ -29,11 +29,19 @@ public struct HeuristicsOptions: Sendable, Equatable {
     public var allow: [String]
     /// Extra phrase rules, e.g. the tips of the document's advisors.
     public var extraRules: [PhraseRule]
+    /// Spell-check prose with Hunspell (category `spelling`).
+    public var spelling: Bool
+    /// Hunspell dictionary name for documents without a front matter `lang:` (`en_US`, `en_GB`, …).
+    public var language: String
+    /// At most this many spelling findings per document (most frequent unknown words first).
+    public var maxSpellingFindings: Int
 
     public init(maxSentenceWords: Int = 30, maxGrade: Double = 16, disabled: Set<String> = [], allow: [String] = [],
-                extraRules: [PhraseRule] = []) {
+                extraRules: [PhraseRule] = [], spelling: Bool = true, language: String = "en_US",
+                maxSpellingFindings: Int = 40) {
         self.maxSentenceWords = maxSentenceWords; self.maxGrade = maxGrade; self.disabled = disabled
         self.allow = allow; self.extraRules = extraRules
+        self.spelling = spelling; self.language = language; self.maxSpellingFindings = maxSpellingFindings
     }
 
     /// The 9 story type ids of the contract.
@@ -63,6 +71,6 @@ public struct HeuristicsOptions: Sendable, Equatable {
             grade = min(grade, limits.grade)
         }
         self.init(maxSentenceWords: max(1, words), maxGrade: grade, disabled: Set(c.disabled), allow: c.allow,
-                  extraRules: extraRules)
+                  extraRules: extraRules, spelling: c.spelling, language: c.lang)
     }
 }

@@ -162,13 +162,22 @@ struct Lexicon: Sendable {
 
     /// Adds a phrase rule. A phrase already present with the same words and block-start condition is kept.
     mutating func addPhrase(_ text: String, category: FindingCategory?, rule: String, severity: Severity,
-                            message: String? = nil, replacements: [String] = [], onlyAtBlockStart: Bool = false) {
+                            message: String? = nil, replacements: [String] = [], onlyAtBlockStart: Bool = false,
+                            replacing: Bool = false) {
         let (words, allow) = Self.compile(text)
         guard let first = words.first else { return }
         let e = entry(first)
         for p in phraseStarts[e] {
             let old = phrases[Int(p)]
-            if old.words == words, old.onlyAtBlockStart == onlyAtBlockStart { return }
+            if old.words == words, old.onlyAtBlockStart == onlyAtBlockStart {
+                // Plugged-in rules (advisor tips) win over a built-in entry with the same words.
+                if replacing {
+                    phrases[Int(p)].category = category; phrases[Int(p)].rule = rule
+                    phrases[Int(p)].severity = severity; phrases[Int(p)].message = message
+                    phrases[Int(p)].replacements = replacements
+                }
+                return
+            }
         }
         let isKindOf = words.count == 2 && (words[0] == WordHash.of("kind") || words[0] == WordHash.of("sort"))
             && words[1] == WordHash.of("of")
@@ -189,7 +198,7 @@ struct Lexicon: Sendable {
 
     /// Adds every `phrase => a | b` line of a table.
     mutating func addTable(_ table: String, category: FindingCategory?, rule: String, severity: Severity,
-                           onlyAtBlockStart: Bool = false) {
+                           onlyAtBlockStart: Bool = false, message: ((String, [String]) -> String)? = nil) {
         for line in table.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: " \t")
             if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
@@ -200,7 +209,8 @@ struct Lexicon: Sendable {
                 replacements = trimmed[r.upperBound...].split(separator: "|")
                     .map { String($0).trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
             }
-            addPhrase(phrase, category: category, rule: rule, severity: severity, replacements: replacements,
+            addPhrase(phrase, category: category, rule: rule, severity: severity,
+                      message: message.map { $0(phrase, replacements) }, replacements: replacements,
                       onlyAtBlockStart: onlyAtBlockStart)
         }
     }
@@ -219,6 +229,7 @@ struct Lexicon: Sendable {
         lx.addFlag(.abbreviationMaybeEnd, words: WordLists.abbreviationsMaybeEnd)
         lx.addFlag(.kindOfDeterminer, words: WordLists.kindOfNounDeterminers)
         lx.addTable(WordLists.weaselStops, category: nil, rule: "stop", severity: .info)
+        lx.addTable(UsageLists.stops, category: nil, rule: "stop", severity: .info)
         lx.addTable(WordLists.genericOpenings, category: .genericOpening, rule: "generic_opening", severity: .suggestion,
                     onlyAtBlockStart: true)
         lx.addTable(WordLists.aiCliches, category: .aiCliche, rule: "ai_cliche", severity: .suggestion)
@@ -226,6 +237,7 @@ struct Lexicon: Sendable {
         lx.addTable(WordLists.wordy, category: .wordy, rule: "wordy", severity: .suggestion)
         lx.addTable(WordLists.weasel, category: .weasel, rule: "weasel", severity: .info)
         lx.addTable(WordLists.hedges, category: .hedge, rule: "hedge", severity: .info)
+        lx.addUsageTables()
         return lx
     }()
 
@@ -234,7 +246,7 @@ struct Lexicon: Sendable {
         var lx = builtIn
         for r in extraRules {
             lx.addPhrase(r.phrase, category: r.category, rule: r.rule, severity: r.severity, message: r.message,
-                         replacements: r.replacements)
+                         replacements: r.replacements, replacing: true)
         }
         for a in allow {
             let (words, _) = compile(a)

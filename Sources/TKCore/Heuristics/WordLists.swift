@@ -36,7 +36,7 @@ enum WordLists {
     convinced prepared related obsessed fascinated impressed overwhelmed shocked stunned puzzled horrified \
     devoted committed engaged retired divorced born gone lost finished closed crowded complicated \
     experienced skilled talented limited unlimited advanced detailed balanced sophisticated distinguished \
-    educated civilized entitled based tied used drunk sorted done aligned armed animated astonished \
+    educated civilized entitled based tied drunk sorted done aligned armed animated astonished \
     bewildered blessed broke confined contained curved disabled disgusted dressed equipped exposed \
     fed frustrated gifted hooked injured isolated jaded loaded mixed motivated naked outraged paralyzed \
     perplexed pissed pleased relieved renowned reserved rested scattered sealed settled shaped shared \
@@ -1119,7 +1119,7 @@ enum WordLists {
     """
 
     /// Words that may legitimately repeat ("had had", "that that").
-    static let repeatOK = "had that is do bye ha no yeah well very blah tut night knock chop pom there now so"
+    static let repeatOK = "had that is do bye ha no yeah well very blah tut night knock chop pom there now so her"
 
     /// Abbreviations whose period never ends a sentence (titles, "e.g.", "cf.").
     static let abbreviations = """

@@ -11,6 +11,8 @@ public enum FindingCategory: String, Codable, Sendable, CaseIterable {
     case thereIs = "there_is"
     case soStart = "so_start"
     case wordy, hedge, other
+    /// Unknown to the document's Hunspell dictionary (v2).
+    case spelling
 }
 
 public enum Severity: String, Codable, Sendable, CaseIterable, Comparable {

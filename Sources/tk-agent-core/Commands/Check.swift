@@ -70,6 +70,7 @@ extension TKAgent {
             var checkTime = Duration.zero
             var totalWords = 0
             var totalBytes = 0
+            var spellingProblems = Set<String>()
 
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 let t0 = clock.now
@@ -79,8 +80,9 @@ extension TKAgent {
                 for p in problems { printError(p) }
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
                 let engine = session.engine(for: options)
+                if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
                 let t2 = clock.now
-                let findings = engine.findings(in: doc)
+                let findings = engine.findings(in: doc, project: ProjectWords.cached(project: project))
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount

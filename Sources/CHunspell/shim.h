@@ -1,0 +1,5 @@
+#ifndef TK_CHUNSPELL_SHIM_H
+#define TK_CHUNSPELL_SHIM_H
+// Hunspell's C API (Debian: libhunspell-dev). A Hunhandle is not thread-safe: Swift guards each with a lock.
+#include <hunspell/hunspell.h>
+#endif

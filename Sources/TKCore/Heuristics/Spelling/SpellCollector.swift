@@ -1,0 +1,124 @@
+/// Gathers the words of one document worth spell-checking, then checks each distinct word once.
+///
+/// Runs on the engine's tokens, so it sees only prose (never code spans or blocks, URLs, link
+/// targets, HTML or front matter). Skipped: single letters, words with digits, `_` or an upper-case
+/// letter after the first (acronyms, camelCase), tokens glued to `@`, `/`, `\` or a `.` inside a
+/// word (handles, paths, domains), words of the `allow` list.
+struct SpellCollector {
+    struct Word {
+        var start: Int
+        var end: Int
+        var count: Int
+        var occurrences: [(Int, Int)]
+    }
+
+    /// Time per document for Hunspell suggestions.
+    static let suggestionBudget: Duration = .milliseconds(50)
+
+    /// At most this many occurrences of one word are kept (and reported).
+    static let maxOccurrences = 5
+
+    /// Case-sensitive word hash → index in `entries` (first-seen order).
+    private var index: [UInt64: Int] = [:]
+    private(set) var entries: [Word] = []
+    private(set) var order: [UInt64] = []
+
+    mutating func collect(_ p: UnsafeBufferPointer<UInt8>, tokens: [Token], allowed: [Bool]) {
+        let n = p.count
+        for (t, tok) in tokens.enumerated() {
+            if tok.flags.contains(.opaque) || tok.flags.contains(.numeric) || allowed[t] || tok.letters < 2 { continue }
+            // Words of the rule tables are English words, spelt right: no need to ask Hunspell.
+            if tok.entry >= 0 { continue }
+            let s = tok.start, e = tok.end
+            var h = WordHash.offset
+            var ok = true
+            var i = s
+            while i < e {
+                let c = p[i]
+                if c >= 48 && c <= 57 || c == 95 || (i > s && c >= 65 && c <= 90) { ok = false; break }
+                h = WordHash.add(h, c)
+                i += 1
+            }
+            guard ok else { continue }
+            if s > 0 {
+                let b = p[s - 1]
+                if b == 64 || b == 47 || b == 92 { continue }
+                if b == 46, s > 1, TextClass.isASCIIWordByte(p[s - 2]) { continue }
+            }
+            if e < n {
+                let a = p[e]
+                if a == 64 || a == 47 || a == 92 { continue }
+                if a == 46, e + 1 < n, TextClass.isASCIIWordByte(p[e + 1]) { continue }
+            }
+            let key = WordHash.finish(h)
+            if let i = index[key] {
+                entries[i].count += 1
+                if entries[i].occurrences.count < Self.maxOccurrences { entries[i].occurrences.append((s, e)) }
+            } else {
+                index[key] = entries.count
+                entries.append(Word(start: s, end: e, count: 1, occurrences: [(s, e)]))
+                order.append(key)
+            }
+        }
+    }
+
+    /// Common informal spellings the dictionaries lack; flagging them is noise, not help.
+    static let informal: Set<String> = ["ok", "ok'd", "ok'ing", "ok's", "hmm", "mmm", "uh", "huh", "aha", "oops", "yay", "ugh", "whoa"]
+
+    struct Hit {
+        var start: Int
+        var end: Int
+        var message: String
+        var replacements: [String]
+    }
+
+    /// Unknown words, most frequent first (then in document order), at most `cap` findings and at most
+    /// `maxOccurrences` occurrences of one word.
+    func unknown(in doc: MarkdownDocument, speller: Speller, project: ProjectWords, cap: Int) -> [Hit] {
+        guard !order.isEmpty, cap > 0 else { return [] }
+        var texts: [String] = []
+        texts.reserveCapacity(order.count)
+        for w in entries {
+            var text = doc.text(w.start..<w.end)
+            if text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
+            texts.append(text)
+        }
+        let known = speller.check(texts, keys: order)
+        var misses: [(entry: Int, text: String)] = []
+        for i in order.indices where !known[i] {
+            if project.accepts(texts[i]) || Self.informal.contains(texts[i].lowercased()) { continue }
+            misses.append((i, texts[i]))
+        }
+        misses.sort { a, b in
+            let wa = entries[a.entry].count, wb = entries[b.entry].count
+            if wa != wb { return wa > wb }
+            return entries[a.entry].start < entries[b.entry].start
+        }
+        var out: [Hit] = []
+        // Hunspell's suggestions cost milliseconds per word; past a budget per document the remaining
+        // words are still reported, without replacements (the first always gets them).
+        let clock = ContinuousClock()
+        let started = clock.now
+        for m in misses {
+            guard out.count < cap else { break }
+            let w = entries[m.entry]
+            let suggestions = out.isEmpty || clock.now - started < Self.suggestionBudget
+                ? speller.suggestions(m.text, limit: 3) : []
+            let message = Messages.spelling(m.text, count: w.count, language: speller.language, suggestions: suggestions)
+            for (s, e) in w.occurrences {
+                guard out.count < cap else { break }
+                out.append(Hit(start: s, end: e, message: message, replacements: suggestions))
+            }
+        }
+        return out
+    }
+}
+
+extension Messages {
+    static func spelling(_ word: String, count: Int, language: String, suggestions: [String]) -> String {
+        let times = count > 1 ? " (\(count) times here)" : ""
+        let instead = suggestions.isEmpty ? "" : " Did you mean " + suggestions.map(q).joined(separator: " or ") + "?"
+        return "Unknown word \(q(word))\(times) for the \(language) dictionary.\(instead)"
+            + " If it is right, add it to .tk/dictionary.txt."
+    }
+}
