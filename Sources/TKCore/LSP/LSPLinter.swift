@@ -19,11 +19,14 @@ public struct LSPLinter: Sendable {
     public init() {}
 
     /// The findings of `bytes`, in document order, with offsets into `bytes`.
-    public mutating func findings(_ bytes: [UInt8], options: HeuristicsOptions, fileName: String) -> [Finding] {
+    /// - Parameter project: the project's words (its dictionary, the names it uses), for spelling.
+    ///   Over `chunkThreshold` the per-document spelling cap applies to each paragraph.
+    public mutating func findings(_ bytes: [UInt8], options: HeuristicsOptions, fileName: String,
+                                  project: ProjectWords? = nil) -> [Finding] {
         let engine = HeuristicsEngine(options: options)
         guard bytes.count >= Self.chunkThreshold else {
             lastLinted = 1; lastChunks = 1
-            return engine.findings(in: MarkdownDocument(bytes: bytes, fileName: fileName))
+            return engine.findings(in: MarkdownDocument(bytes: bytes, fileName: fileName), project: project)
         }
         if cachedOptions != options { cache.removeAll(); cachedOptions = options }
         let chunks = Self.chunks(bytes)
@@ -41,7 +44,7 @@ public struct LSPLinter: Sendable {
                 if let hit = cache[key] ?? next[key] {
                     local = hit
                 } else {
-                    local = engine.findings(in: MarkdownDocument(bytes: Array(slice), fileName: fileName))
+                    local = engine.findings(in: MarkdownDocument(bytes: Array(slice), fileName: fileName), project: project)
                     linted += 1
                 }
                 next[key] = local

@@ -16,6 +16,8 @@ struct LSPOpenDocument: Sendable {
     /// Pending suggestions of the sidecar, each with its current byte range in the buffer (nil: its
     /// passage is not in the buffer any more).
     var pending: [Suggestion] = []
+    /// What `journey set` recorded in the sidecar (story type, advisors, draft stage).
+    var sidecarOverrides: JourneyOverrides?
     var anchors: [String: Range<Int>] = [:]
     var knownSuggestionIDs: Set<String> = []
     var sidecarStamp: [Int64]?
@@ -71,6 +73,7 @@ struct LSPOpenDocument: Sendable {
         sidecarStamp = st.map { [$0.mtimeNs, $0.size] }
         guard let sidecar = actions.sidecar(loc) else { pending = []; anchors = [:]; dirty = true; return }
         pending = sidecar.suggestions.filter { $0.status == .pending }
+        sidecarOverrides = sidecar.journey.overrides
         knownSuggestionIDs = Set(sidecar.suggestions.map(\.id))
         var next: [String: Range<Int>] = [:]
         for s in pending {
@@ -136,9 +139,14 @@ struct LSPOpenDocument: Sendable {
             ])
         } else {
             tooBig = nil
-            let storyType = Self.frontMatterStoryType(buffer.bytes) ?? loaded.config.storyType
-            let options = settings.options(HeuristicsOptions(configuration: loaded.config.heuristics, storyType: storyType))
-            findings = linter.findings(buffer.bytes, options: options, fileName: fileName)
+            // The one settings resolution (front matter › journey set › config › story type), as `check`
+            // and the agent use, so the editor shows what the sidecar says.
+            let resolved = DocumentSettings.resolve(
+                flags: .init(), frontMatter: Self.frontMatterTK(buffer.bytes), overrides: sidecarOverrides,
+                config: loaded.config, catalog: actions.catalog)
+            let options = settings.options(resolved.heuristics)
+            findings = linter.findings(buffer.bytes, options: options, fileName: fileName,
+                                       project: ProjectWords.cached(project: projectRoot))
             out.reserveCapacity(findings.count + pending.count)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }
@@ -176,10 +184,11 @@ struct LSPOpenDocument: Sendable {
     }
 
     /// The `tk: story_type` of the buffer's front matter, parsed from the front matter alone.
-    static func frontMatterStoryType(_ bytes: [UInt8]) -> String? {
-        guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return nil }
+    /// The `tk:` block of the buffer's front matter (parsing only the front matter, not the document).
+    static func frontMatterTK(_ bytes: [UInt8]) -> TKBlock {
+        guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return TKBlock() }
         let end = LSPLinter.chunks(Array(bytes.prefix(256 * 1024))).first?.upperBound ?? 0
-        guard end > 0 else { return nil }
-        return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk.storyType
+        guard end > 0 else { return TKBlock() }
+        return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk
     }
 }

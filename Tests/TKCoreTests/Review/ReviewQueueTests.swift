@@ -641,6 +641,7 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
                          logger: Logger(label: "t"), timeout: .milliseconds(300))
         let start = Date()
         #expect(await n.notify(title: "30", body: "1") == false)
-        #expect(Date().timeIntervalSince(start) < 5)
+        // Far below the command's 30 s (a generous bound: a loaded test pool delays the timer).
+        #expect(Date().timeIntervalSince(start) < 15)
     }
 }
