@@ -289,9 +289,9 @@ public actor Agent {
             let pipeline = self.pipeline
             let config = state.config
             let refresh = refreshRoots.contains(root)
-            let outcome: Result<(IndexReport, [PathBytes: String?], [DocumentChange]), any Error> = await offload {
+            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange]), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
-                var all: [DocumentChange] = []
+                var all: [IndexedChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
@@ -303,7 +303,7 @@ public actor Agent {
                     all.append(contentsOf: changes.lazy.filter { change in
                         if case .updated(_, _, let sha, let previous) = change { return sha != previous }
                         return true
-                    }.map(\.withoutContent))
+                    }.map(\.indexed))
                 }
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
