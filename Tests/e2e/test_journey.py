@@ -1,7 +1,7 @@
 """Journey and suggestion lifecycle, end to end on the built binary.
 
-LLM rounds are seeded with the hidden `tk-agent journey seed FILE --suggestions JSON` command (what the
-review queue does when a round finishes); the writer's edits are plain file writes.
+Suggestions come from real review rounds (`tk-agent review FILE --now --wait`) against the fake provider
+server, scripted to reply with exactly the test's suggestions; the writer's edits are plain file writes.
 """
 import json
 import os
@@ -9,7 +9,11 @@ import shutil
 import subprocess
 import time
 
+import pytest
+
 from agent_helpers import BIN
+from fakellm import FakeLLM
+from review_helpers import merge
 
 DOC = """# Walk
 
@@ -45,10 +49,40 @@ def read_sidecar(project, rel="draft.md"):
         return None
 
 
-def seed(tk, doc):
-    out = tk.json("journey", "seed", doc, "--suggestions", json.dumps(SUGGESTIONS), "--round", "r1")
-    assert len(out) == 4, out
-    return [s["id"] for s in out]
+@pytest.fixture
+def fake(tk):
+    """The fake provider server, selected in the user config (no automatic rounds); its dummy API keys
+    are in the environment of every command and agent the test starts."""
+    f = FakeLLM().start()
+    tk.env.update(f.env())
+    write_config(tk, f)
+    yield f
+    f.stop()
+
+
+def write_config(tk, fake, extra=None):
+    cfg = merge({"watch": {"settle_ms": 50}, "review": {"auto": False}, "notifications": {"enabled": False}},
+                fake.config("anthropic"))
+    if extra:
+        cfg = merge(cfg, extra)
+    path = tk.config_home / "tk" / "config.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(cfg))
+
+
+def seed(tk, fake, doc, items=None):
+    """Runs a review round whose reply is exactly `items` (default: SUGGESTIONS) and returns the new
+    suggestions' ids in the order of the document (the running agent runs it, else this command)."""
+    items = SUGGESTIONS["suggestions"] if items is None else items
+    fake.enqueue("anthropic", fake.suggestions(items))
+    r = tk.run("review", doc, "--now", "--wait", "--json", check=False, timeout=90)
+    assert r.returncode == 0, r.stdout + r.stderr + "".join(tk.logs(a) for a in tk.agents)
+    out = json.loads(r.stdout)
+    assert out["round"]["status"] == "done", out
+    added = sorted(out["suggestions"], key=lambda x: x["start"])
+    assert [x["original_text"] for x in added] == sorted((x["original_text"] for x in items),
+                                                         key=lambda t: doc.read_text().find(t)), out
+    return [x["id"] for x in added]
 
 
 def by_id(sidecar):
@@ -73,13 +107,13 @@ def wait_status(tk, project, sid, status, rel="draft.md", timeout=10):
     return tk.wait_for(ok, timeout=timeout, what=f"{sid} to become {status}")
 
 
-def test_lifecycle_statuses_positions_stats_and_rebuild(tk):
+def test_lifecycle_statuses_positions_stats_and_rebuild(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
     agent = tk.start(p)
     tk.wait_for(lambda: read_sidecar(p) and read_sidecar(p)["journey"]["stage"] == "draft", what="draft stage")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
     assert read_sidecar(p)["journey"]["stage"] == "revise"
 
     # 1. Apply the first suggestion with an in-place save.
@@ -149,14 +183,14 @@ def test_lifecycle_statuses_positions_stats_and_rebuild(tk):
     assert read_sidecar(p)["journey"]["notified_cycle"] == 1
 
 
-def test_accept_apply_and_edit_rewrite_the_document(tk):
+def test_accept_apply_and_edit_rewrite_the_document(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
     os.chmod(doc, 0o640)
     tk.start(p)
     tk.wait_for(lambda: read_sidecar(p), what="sidecar")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
 
     r = tk.run("accept", ids[0], "--apply")
     assert r.returncode == 0
@@ -187,7 +221,7 @@ def test_accept_apply_and_edit_rewrite_the_document(tk):
     tk.stop(tk.agents[-1])
     doc.write_text("x" + doc.read_text())
     s = read_sidecar(p)
-    ids2 = seed_more(tk, doc)
+    ids2 = seed_more(tk, fake, doc)
     doc.write_text("yy" + doc.read_text())
     before = doc.read_bytes()
     r = tk.run("accept", ids2[0], "--apply", check=False)
@@ -199,19 +233,19 @@ def test_accept_apply_and_edit_rewrite_the_document(tk):
     assert r.returncode == 1 and "no suggestion" in r.stderr
 
 
-def seed_more(tk, doc):
-    more = {"suggestions": [{"advisor_id": "editor", "type": "fix", "original_text": "over the hill",
-                             "suggested_text": "up the hill", "reasoning": "r", "priority": 1, "confidence": 1}]}
-    return [s["id"] for s in tk.json("journey", "seed", doc, "--suggestions", json.dumps(more), "--round", "r2")]
+def seed_more(tk, fake, doc):
+    more = [{"advisor_id": "editor", "type": "fix", "original_text": "over the hill",
+             "suggested_text": "up the hill", "reasoning": "r", "priority": 1, "confidence": 1}]
+    return seed(tk, fake, doc, more)
 
 
-def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
+def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
     tk.start(p)
     tk.wait_for(lambda: read_sidecar(p), what="sidecar")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
     # Let the agent record the seeded state with a save.
     doc.write_text(doc.read_text() + "\nMore.\n")
     tk.wait_for(lambda: read_sidecar(p)["words"] > 30 and "More" in doc.read_text() and
@@ -259,17 +293,18 @@ def test_hand_edited_or_broken_sidecar_is_kept_and_rebuilt(tk):
     assert len(json.loads(r.stdout)["suggestions"]) == 4
 
 
-def test_rename_keeps_journey_and_delete_removes_it(tk):
+def test_rename_keeps_journey_and_delete_removes_it(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
     tk.start(p)
     tk.wait_for(lambda: read_sidecar(p), what="sidecar")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
     (p / "ch").mkdir()
     os.rename(doc, p / "ch" / "final.md")
-    tk.wait_for(lambda: read_sidecar(p, "ch/final.md") is not None and not sidecar_path(p).exists(),
-                what="sidecar to follow the rename")
+    # The owner renames the sidecar, then derives it for the new path (`document` follows a moment later).
+    tk.wait_for(lambda: (read_sidecar(p, "ch/final.md") or {}).get("document") == "ch/final.md"
+                and not sidecar_path(p).exists(), what="sidecar to follow the rename")
     s = read_sidecar(p, "ch/final.md")
     assert [x["id"] for x in s["suggestions"]] == ids
     assert s["journey"]["stage"] == "revise" and s["document"] == "ch/final.md"
@@ -305,13 +340,13 @@ def test_journey_set_and_front_matter(tk):
     assert r.returncode == 64
 
 
-def test_corrupt_database_is_rebuilt_from_sidecars(tk):
+def test_corrupt_database_is_rebuilt_from_sidecars(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
     agent = tk.start(p)
     tk.wait_for(lambda: read_sidecar(p), what="sidecar")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
     tk.run("skip", ids[0])
     tk.stop(agent)
     db = tk.data / "index.sqlite"
@@ -332,7 +367,7 @@ def test_corrupt_database_is_rebuilt_from_sidecars(tk):
     assert by_id(read_sidecar(p))[ids[0]]["status"] == "skipped"
 
 
-def test_ready_notification_once_when_all_addressed(tk):
+def test_ready_notification_once_when_all_addressed(tk, fake):
     p = tk.project()
     doc = p / "draft.md"
     doc.write_text(DOC)
@@ -340,21 +375,20 @@ def test_ready_notification_once_when_all_addressed(tk):
     script = tk.root / "fake-notify"
     script.write_text(f"#!/bin/sh\nprintf '%s|' \"$@\" >> {log}\necho >> {log}\n")
     script.chmod(0o755)
-    cfg = tk.config_home / "tk" / "config.json"
-    cfg.parent.mkdir(parents=True, exist_ok=True)
-    cfg.write_text(json.dumps({"watch": {"settle_ms": 50}, "review": {"auto": False},
-                               "notifications": {"enabled": True, "command": str(script)}}))
+    write_config(tk, fake, {"notifications": {"enabled": True, "command": str(script)}})
     tk.start(p, extra_env={"DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent-test-bus"})
     tk.wait_for(lambda: read_sidecar(p), what="sidecar")
-    ids = seed(tk, doc)
+    ids = seed(tk, fake, doc)
     for i in ids[1:]:
         tk.run("skip", i)
     doc.write_text(doc.read_text().replace("The very big dog runs quickly", "The huge dog races"))
     tk.wait_for(lambda: log.exists() and "addressed" in log.read_text(), what="ready notification")
+    # The round's own notification came first (the agent ran the round), then the ready one, once.
     lines = log.read_text().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("draft.md|All 4 suggestions of revision 1 addressed")
+    assert len(lines) == 2 and lines[0].startswith("draft.md|4 suggestions. Top (creative_writer)")
+    assert lines[1].startswith("draft.md|All 4 suggestions of revision 1 addressed")
     words = read_sidecar(p)["words"]
     doc.write_text(doc.read_text() + "\nMore words.\n")
     tk.wait_for(lambda: read_sidecar(p)["words"] == words + 2, what="save")
     time.sleep(0.5)
-    assert len(log.read_text().splitlines()) == 1
+    assert len(log.read_text().splitlines()) == 2

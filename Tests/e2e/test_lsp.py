@@ -302,10 +302,11 @@ def test_sidecar_changed_on_disk_refreshes_within_a_second(tk, fake, proj, clien
     uri = client.open(proj / "doc.md", DOC)
     client.diagnostics(uri, lambda ds: len(ds) > 0)
     mark = client.mark()
-    reply = json.dumps({"suggestions": [suggestion("really nice day", "fine day", advisor="editor"),
-                                        suggestion("Zürich", "Geneva", advisor="creative_writer")]})
+    fake.enqueue("anthropic", fake.suggestions([suggestion("really nice day", "fine day", advisor="editor"),
+                                                suggestion("Zürich", "Geneva", advisor="creative_writer")]))
+    # A real round (no agent: run by the command), whose sidecar is written just before it exits.
+    tk.run("review", proj / "doc.md", "--now", "--wait", env=fake.env(), timeout=90)
     t0 = time.monotonic()
-    tk.run("journey", "seed", proj / "doc.md", "--suggestions", reply, env=fake.env())
     client.diagnostics(uri, lambda ds: sum(d["code"] == "suggestion" for d in ds) == 2, after=mark, timeout=5)
     assert time.monotonic() - t0 < 1.5
     msg = client.wait(lambda m: m.get("method") == "window/showMessage" and "suggestions from" in m["params"]["message"])

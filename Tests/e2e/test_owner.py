@@ -110,8 +110,9 @@ def test_journey_set_changes_the_quick_findings_like_check(tk):
     assert quick_of(sc) == check_findings(tk, p / "memo.md")
 
 
-def test_release_binaries_carry_no_test_machinery():
-    """The shipped binaries hold none of the test hooks' names (they live in the tests now)."""
+def test_release_binaries_carry_no_test_machinery(tk):
+    """The shipped binaries hold none of the test hooks' names (they live in the tests now), and the
+    hidden `journey seed` command is gone (the e2e tests run real rounds against the fake server)."""
     import os
     import pathlib
     import shutil
@@ -125,6 +126,15 @@ def test_release_binaries_carry_no_test_machinery():
         if not path.exists():
             continue
         out = subprocess.run(["strings", "-n", "8", str(path)], capture_output=True, text=True, check=True).stdout
-        for name in ("TK_FAKE_PROVIDER_REPLIES", "TK_FAKE_PROVIDER_LOG", "ScriptedProvider", "HookProvider"):
+        for name in ("TK_FAKE_PROVIDER_REPLIES", "TK_FAKE_PROVIDER_LOG", "ScriptedProvider", "HookProvider",
+                     # `journey seed`: its help text and the mangled names of the command and JourneyActions.seed
+                     "Add a finished round of suggestions", "A tk.suggestions/1 reply", "JourneyV4Seed",
+                     "JourneyActionsV4seed"):
             assert name not in out, f"{exe} still contains {name}"
     assert os.path.exists(folder / "tk-agent")
+    # Short names are not in a string table (Swift keeps them inline): ask the command itself.
+    doc = tk.project() / "d.md"
+    doc.write_text("Some words.\n")
+    r = tk.run("journey", "seed", doc, check=False)
+    assert r.returncode == 64 and "Usage: tk-agent journey <subcommand>" in r.stderr, r.stderr
+    assert "seed" not in tk.run("journey", "--help").stdout

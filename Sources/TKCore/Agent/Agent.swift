@@ -44,7 +44,6 @@ public actor Agent {
     let database: AppDatabase
     let indexer: Indexer
     let pipeline: DocumentPipeline
-    let statusWriter: StatusWriter
     let startedAt: Date
     var loaded: LoadedConfiguration
     var projects: [PathBytes: ProjectState] = [:]
@@ -52,8 +51,6 @@ public actor Agent {
     var pendingCount = 0
     /// Roots whose first full scan has not finished yet (they count as pending work).
     var awaitingFirstScan = Set<PathBytes>()
-    var statusDirty = false
-    var statusTask: Task<Void, Never>?
     let extensions: [any AgentExtension]
     let nudge: StatusNudge
     /// Who hears of every change to a document's state, from the pipeline and the review queue alike
@@ -75,7 +72,6 @@ public actor Agent {
         let nudge = StatusNudge()
         self.database = db
         self.indexer = Indexer(database: db, logger: logger)
-        self.statusWriter = StatusWriter(paths: options.paths)
         self.startedAt = Date()
         self.loaded = loaded
         self.nudge = nudge
@@ -123,21 +119,12 @@ public actor Agent {
         try applyProjects(watcher: watcher)
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
-        var list: [any Service] = [StatusService(agent: self, nudge: nudge)]
+        var list: [any Service] = [StatusService(agent: self, nudge: nudge, writer: StatusWriter(paths: paths))]
         list += extensions.map { ExtensionService(agentExtension: $0) }
         list.append(SignalService(agent: self, watcher: watcher, signals: signals, extensions: extensions))
-        list.append(IndexService(agent: self, settler: settler))
+        list.append(IndexService(agent: self, settler: settler, database: database))
         list.append(WatchService(agent: self, watcher: watcher, settler: settler))
         return list
-    }
-
-    /// The last status of a run (`running: false`), written when the status service stops.
-    func writeFinalStatus() async {
-        statusTask?.cancel()
-        var final = await fullSnapshot()
-        final.running = false
-        statusWriter.write(final)
-        logger.info("agent stopped")
     }
 
     // MARK: Projects
@@ -270,7 +257,9 @@ public actor Agent {
     }
 
     /// Indexes a settled batch, project by project, then updates sidecars.
-    func process(_ batch: [Pending]) async {
+    /// - Returns: whether it was a big scan (many documents read and parsed): memory worth giving back.
+    func process(_ batch: [Pending]) async -> Bool {
+        var big = false
         var byRoot: [PathBytes: [Indexer.Scope]] = [:]
         var refreshRoots = Set<PathBytes>()
         for item in batch {
@@ -290,9 +279,9 @@ public actor Agent {
             let config = state.config
             let refresh = refreshRoots.contains(root)
             let paths = options.paths
-            let outcome: Result<(IndexReport, [PathBytes: String?], [DocumentChange]), any Error> = await offload {
+            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange]), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
-                var all: [DocumentChange] = []
+                var all: [IndexedChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
@@ -305,7 +294,7 @@ public actor Agent {
                     all.append(contentsOf: changes.lazy.filter { change in
                         if case .updated(_, _, let sha, let previous) = change { return sha != previous }
                         return true
-                    }.map(\.withoutContent))
+                    }.map(\.indexed))
                 }
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
@@ -323,12 +312,7 @@ public actor Agent {
                 if FaultRecovery.needsRetry(sidecarProblems) { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
                 projects[root]?.problems[.index] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
-                // A big scan freed a lot of memory in small pieces; give it back to the system
-                // rather than keep the peak as the idle size for months.
-                if report.updated > 256 {
-                    database.releaseMemory()
-                    releaseFreedMemory()
-                }
+                if report.updated > 256 { big = true }
                 if report.updated + report.deleted > 0 {
                     logger.info("indexed", metadata: [
                         "project.path": "\(root.display)", "updated": "\(report.updated)", "deleted": "\(report.deleted)",
@@ -345,6 +329,7 @@ public actor Agent {
             for (root, n) in counts.perProject where projects[root] != nil { projects[root]?.documents = n }
         }
         markStatusDirty()
+        return big
     }
 
     /// Drops the problems of documents that no longer exist below the rescanned folders (a deleted
@@ -389,22 +374,8 @@ public actor Agent {
         return snap
     }
 
-    /// Schedules a status write (coalesced to at most one every 100 ms).
-    func markStatusDirty() {
-        statusDirty = true
-        guard statusTask == nil else { return }
-        statusTask = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(100))
-            await self?.flushStatus()
-        }
-    }
-
-    func flushStatus() async {
-        statusTask = nil
-        guard statusDirty else { return }
-        statusDirty = false
-        statusWriter.write(await fullSnapshot())
-    }
+    /// Asks the status service for a write (it coalesces them to at most one every 100 ms).
+    func markStatusDirty() { nudge.nudge() }
 
     /// The snapshot with the extensions' facts.
     func fullSnapshot() async -> StatusSnapshot {
@@ -417,11 +388,3 @@ public actor Agent {
     public func statusChanged() { markStatusDirty() }
 }
 
-#if canImport(Glibc)
-import CSystem
-
-/// Returns the heap's free pages to the system (glibc keeps them otherwise).
-func releaseFreedMemory() { _ = malloc_trim(0) }
-#else
-func releaseFreedMemory() {}
-#endif

@@ -5,8 +5,8 @@ import Logging
 /// queue). The agent calls these from its actor; implementations do their own synchronisation.
 public protocol AgentExtension: Sendable {
     /// Documents of a project changed (after the index and the sidecars were updated). The changes
-    /// carry no parsed documents (`DocumentChange.withoutContent`): read the file when needed.
-    func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async
+    /// carry paths and digests, not the bytes (`IndexedChange`): read the file when needed.
+    func documentsChanged(root: PathBytes, changes: [IndexedChange], config: Configuration) async
     /// Long-running work; returns when the task is cancelled (graceful shutdown).
     func run() async
     /// Something outside asked for attention (SIGUSR1 from the CLI, a configuration reload).

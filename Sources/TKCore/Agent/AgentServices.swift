@@ -31,13 +31,19 @@ struct WatchService: Service {
 struct IndexService: Service {
     let agent: Agent
     let settler: Settler<Agent.Pending>
+    let database: AppDatabase
 
     func run() async throws {
         let settler = self.settler
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 for await batch in settler.released {
-                    await agent.process(batch)
+                    if await agent.process(batch) {
+                        // A big scan freed a lot of memory in small pieces; give it back to the system
+                        // rather than keep the peak as the idle size for months.
+                        database.releaseMemory()
+                        releaseFreedMemory()
+                    }
                     await agent.setPending(settler.pendingCount)
                 }
             } onGracefulShutdown: {
@@ -87,23 +93,42 @@ struct SignalService: Service {
     }
 }
 
-/// Status: writes `status.json` when a part asks (coalesced to one write per 100 ms) and, at the
-/// end, the final one with `running: false`.
+/// Status: writes `status.json` when a part asks (`StatusNudge`: the agent, the review queue),
+/// coalesced to one write per 100 ms, and, at the end, the final one with `running: false`.
 struct StatusService: Service {
     let agent: Agent
     let nudge: StatusNudge
+    let writer: StatusWriter
 
     func run() async throws {
         let nudge = self.nudge
+        let writer = self.writer
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                for await _ in nudge.stream { await agent.markStatusDirty() }
+                // The stream keeps one pending request: whatever asks during the pause or the write
+                // is served by the next write.
+                for await _ in nudge.stream {
+                    try? await Task.sleep(for: .milliseconds(100))
+                    writer.write(await agent.fullSnapshot())
+                }
             } onGracefulShutdown: {
                 nudge.finish()
             }
         } onCancel: {
             nudge.finish()
         }
-        await agent.writeFinalStatus()
+        var final = await agent.fullSnapshot()
+        final.running = false
+        writer.write(final)
+        agent.logger.info("agent stopped")
     }
 }
+
+#if canImport(Glibc)
+import CSystem
+
+/// Returns the heap's free pages to the system (glibc keeps them otherwise).
+func releaseFreedMemory() { _ = malloc_trim(0) }
+#else
+func releaseFreedMemory() {}
+#endif

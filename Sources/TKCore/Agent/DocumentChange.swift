@@ -1,6 +1,7 @@
 import Foundation
 
-/// A change the indexer made, handed to the agent for heuristics, sidecars and review.
+/// A change the indexer made, handed to the document pipeline: the bytes read once (in the parsed
+/// document) and their SHA-256.
 public enum DocumentChange: Sendable {
     /// A document was added or its content changed.
     case updated(relative: PathBytes, document: MarkdownDocument, sha256: String, previousSha256: String?)
@@ -9,21 +10,24 @@ public enum DocumentChange: Sendable {
     /// A document was renamed (same content under a new name).
     case moved(from: PathBytes, to: PathBytes, document: MarkdownDocument, sha256: String)
 
-    /// The change without the parsed document (an empty stand-in): what the agent keeps of a whole
-    /// scan for its extensions, which need paths and hashes, not 17,000 parsed documents.
-    public var withoutContent: DocumentChange {
+    /// What the agent's extensions are told of this change: paths and digests only.
+    public var indexed: IndexedChange {
         switch self {
-        case .updated(let rel, _, let sha, let previous):
-            return .updated(relative: rel, document: MarkdownDocument.empty, sha256: sha, previousSha256: previous)
-        case .deleted:
-            return self
-        case .moved(let from, let to, _, let sha):
-            return .moved(from: from, to: to, document: MarkdownDocument.empty, sha256: sha)
+        case .updated(let rel, _, let sha, let previous): return .updated(relative: rel, sha256: sha, previousSha256: previous)
+        case .deleted(let rel, let previous): return .deleted(relative: rel, previousSha256: previous)
+        case .moved(let from, let to, _, let sha): return .moved(from: from, to: to, sha256: sha)
         }
     }
 }
 
-extension MarkdownDocument {
-    /// An empty document, standing in where the content is not carried.
-    static let empty = MarkdownDocument(bytes: [], fileName: "")
+/// An indexed change as the agent's extensions (the review queue) see it: which document, and the
+/// digests of its bytes, without the bytes. What the agent keeps of a whole scan for them, which need
+/// paths and hashes, not 17,000 parsed documents; an extension reads the file when it needs it.
+public enum IndexedChange: Sendable, Equatable {
+    /// A document was added (`previousSha256` nil) or its content changed.
+    case updated(relative: PathBytes, sha256: String, previousSha256: String?)
+    /// A document is gone.
+    case deleted(relative: PathBytes, previousSha256: String)
+    /// A document was renamed (same content under a new name).
+    case moved(from: PathBytes, to: PathBytes, sha256: String)
 }

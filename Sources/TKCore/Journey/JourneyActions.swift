@@ -275,37 +275,4 @@ public struct JourneyActions: Sendable {
         }
         return (bytes, out)
     }
-
-    // MARK: Seeding (tests)
-
-    /// Adds a finished round with the given suggestions, anchored against the document as it is now
-    /// (what the review queue does after a round; used by the hidden `journey seed` command in tests).
-    public func seed(_ loc: DocumentLocation, suggestions raw: [RawSuggestion], roundID: String? = nil,
-                     now: Date = Date()) throws -> [Suggestion] {
-        var added: [Suggestion] = []
-        _ = try modify(loc) { sidecar, content in
-            let bytes: [UInt8]
-            do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
-                throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
-            }
-            let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
-            let sha = SHA256Digest.hex(bytes)
-            if sidecar.sha256 != sha {
-                _ = JourneyEngine.documentChanged(&sidecar, document: doc, config: configuration(project: loc.project),
-                                                  catalog: catalog, previous: nil)
-                sidecar.sha256 = sha
-                sidecar.words = doc.wordCount
-            }
-            let id = roundID ?? "r\(sidecar.rounds.count + 1)-" + String(SHA256Digest.hex(Array("\(now.timeIntervalSince1970)".utf8)).prefix(6))
-            let report = AnchoredSuggestion.build(raw, document: bytes, round: id)
-            let stamp = RFC3339.string(now)
-            let round = Round(id: id, cycle: sidecar.journey.revisionCycle + 1, status: .done, provider: "seed", model: nil,
-                              advisors: Array(Set(raw.map(\.advisorId))).sorted(), queuedAt: stamp, startedAt: stamp,
-                              finishedAt: stamp, usage: RoundUsage(), unanchored: report.unanchoredCount)
-            JourneyEngine.roundFinished(&sidecar, round: round, suggestions: report.suggestions)
-            added = report.suggestions
-            content = bytes
-        }
-        return added
-    }
 }

@@ -46,7 +46,7 @@ public actor EmbeddingWorker: AgentExtension {
         self.logger = logger; self.nudge = nudge; self.environment = environment
     }
 
-    public func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async {
+    public func documentsChanged(root: PathBytes, changes: [IndexedChange], config: Configuration) async {
         guard !changes.isEmpty else { return }
         // Not idle any more until the next pass has looked at what changed.
         if client != nil, status.state == "idle" {

@@ -33,11 +33,11 @@ public actor ReviewQueue: AgentExtension {
 
     // MARK: AgentExtension
 
-    public func documentsChanged(root: PathBytes, changes: [DocumentChange], config: Configuration) async {
+    public func documentsChanged(root: PathBytes, changes: [IndexedChange], config: Configuration) async {
         let now = env.now.date()
         for change in changes {
             switch change {
-            case .updated(let rel, _, _, let previous):
+            case .updated(let rel, _, let previous):
                 // Only edits start automatic rounds: a document seen for the first time (a new data folder,
                 // a new project's first scan) is not sent until the writer changes it, and its file's
                 // modification time says when it last changed (`quietReference`), so a first scan of
@@ -51,7 +51,7 @@ public actor ReviewQueue: AgentExtension {
                 lastChange[key] = nil
                 autoPending[key] = nil
                 _ = try? executor.store.cancelPending(project: root, document: rel, reason: "the document was deleted", now: now)
-            case .moved(let from, let to, _, _):
+            case .moved(let from, let to, _):
                 let old = DocKey(project: root, document: from)
                 let new = DocKey(project: root, document: to)
                 lastChange[new] = lastChange.removeValue(forKey: old) ?? now

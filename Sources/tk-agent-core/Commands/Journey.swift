@@ -7,7 +7,7 @@ extension TKAgent {
         static let configuration = CommandConfiguration(
             commandName: "journey",
             abstract: "Show or set a document's journey.",
-            subcommands: [Show.self, Set.self, Seed.self]
+            subcommands: [Show.self, Set.self]
         )
     }
 }
@@ -83,28 +83,6 @@ extension TKAgent.Journey {
             }
             let out = JourneyOutput(project: loc.project.display, document: loc.relative.display, sidecar: outcome.sidecar)
             print(output.json ? JSON.string(out) : out.text)
-        }
-    }
-
-    /// Test support: adds a finished round of suggestions (a `tk.suggestions/1` reply) to a document.
-    struct Seed: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "seed", abstract: "Add a finished round of suggestions (testing).", shouldDisplay: false)
-        @Argument var file: String
-        @Option(name: .long, help: "A tk.suggestions/1 reply.") var suggestions: String
-        @Option(name: .long) var round: String?
-
-        func run() async throws {
-            let actions = SuggestionLookup.actions()
-            let loc = try SuggestionLookup.locate(file: file, actions: actions)
-            let parsed = ReplyParser.parseSuggestions(text: suggestions, truncated: false)
-            guard parsed.found else { throw CLIError("--suggestions: not a tk.suggestions/1 reply") }
-            let added: [Suggestion]
-            do { added = try actions.seed(loc, suggestions: parsed.suggestions, roundID: round) } catch {
-                throw CLIError("\(file): \(error)")
-            }
-            SuggestionLookup.nudgeAgent()
-            print(JSON.string(added))
         }
     }
 }

@@ -90,9 +90,8 @@ struct QueueFixture {
         let path = root.appending(rel)
         try FileSystem.writeAtomically(Array(text.utf8), to: path)
         if notify {
-            let doc = MarkdownDocument(bytes: Array(text.utf8), fileName: rel)
             await queue.documentsChanged(root: root, changes: [
-                .updated(relative: PathBytes(rel), document: doc, sha256: SHA256Digest.hex(Array(text.utf8)), previousSha256: previous),
+                .updated(relative: PathBytes(rel), sha256: SHA256Digest.hex(Array(text.utf8)), previousSha256: previous),
             ], config: config)
         }
     }
