@@ -279,15 +279,16 @@ public actor Agent {
             let config = state.config
             let refresh = refreshRoots.contains(root)
             let paths = options.paths
-            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange]), any Error> = await offload {
+            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange], Set<FaultRecovery.DiskFault>), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
+                var diskFaults = Set<FaultRecovery.DiskFault>()
                 var all: [IndexedChange] = []
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
                     stale: pipeline.staleDerivations(root: root, config: config), progress: nil
                 ) { changes in
-                    for (k, v) in pipeline.apply(changes, root: root, config: config) { sidecarProblems[k] = v }
+                    for (k, v) in pipeline.apply(changes, root: root, config: config, diskFaults: &diskFaults) { sidecarProblems[k] = v }
                     ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
@@ -299,17 +300,17 @@ public actor Agent {
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
                 }
-                return (report, sidecarProblems, all)
+                return (report, sidecarProblems, all, diskFaults)
             }
             switch outcome {
-            case .success(let (report, sidecarProblems, changes)):
+            case .success(let (report, sidecarProblems, changes, diskFaults)):
                 if !changes.isEmpty {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
                 for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
                 for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
-                if FaultRecovery.needsRetry(sidecarProblems) { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
+                if !diskFaults.isEmpty { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
                 projects[root]?.problems[.index] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 if report.updated > 256 { big = true }

@@ -34,6 +34,15 @@ public struct DocumentPipeline: Sendable {
     /// Applies a batch of changes of one project.
     /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
     public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [PathBytes: String?] {
+        var faults = Set<FaultRecovery.DiskFault>()
+        return apply(changes, root: root, config: config, diskFaults: &faults)
+    }
+
+    /// Applies a batch of changes of one project.
+    /// - Parameter diskFaults: collects the disk faults (full, read-only) behind failed writes, which
+    ///   pass by themselves: the agent goes through the project again soon.
+    func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration,
+               diskFaults: inout Set<FaultRecovery.DiskFault>) -> [PathBytes: String?] {
         var problems: [PathBytes: String?] = [:]
         var records: [DocumentStateStore.Entry] = []
         var saved: [(PathBytes, [UInt8]?, String?, MarkdownDocument, String)] = []
@@ -42,7 +51,7 @@ public struct DocumentPipeline: Sendable {
             switch change {
             case .updated(let rel, let doc, let sha, let previousSha):
                 let (problem, previous) = update(root: root, rel: rel, doc: doc, sha: sha, config: config, records: &records,
-                                                 written: &written)
+                                                 written: &written, diskFaults: &diskFaults)
                 problems[rel] = problem
                 if previousSha != sha { saved.append((rel, previous, previousSha, doc, sha)) }
             case .deleted(let rel, _):
@@ -50,6 +59,7 @@ public struct DocumentPipeline: Sendable {
                     try owner.removed(project: root, document: rel)
                     problems[rel] = .some(nil)
                 } catch {
+                    if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
                     problems[rel] = "\(error)"
                 }
             case .moved(let from, let to, let doc, let sha):
@@ -58,12 +68,13 @@ public struct DocumentPipeline: Sendable {
                     logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
                 }
                 problems[to] = update(root: root, rel: to, doc: doc, sha: sha, config: config, records: &records,
-                                                                 written: &written).0
+                                      written: &written, diskFaults: &diskFaults).0
             }
         }
         // The journey rows of the batch go in one transaction; a failure is every document's problem.
         do { try owner.recordBatch(project: root, records) } catch {
             logger.warning("cannot record the journeys", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
             for e in records { problems[e.document] = "\(error)" }
             return problems
         }
@@ -82,7 +93,8 @@ public struct DocumentPipeline: Sendable {
     /// - Returns: a problem line (nil when all went well) and the previous bytes, when known.
     /// - Parameter records: collects the state to record in the database (in one transaction per batch).
     func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
-                records: inout [DocumentStateStore.Entry], written: inout [(PathBytes, DocumentOwner.Outcome)]) -> (String?, [UInt8]?) {
+                records: inout [DocumentStateStore.Entry], written: inout [(PathBytes, DocumentOwner.Outcome)],
+                diskFaults: inout Set<FaultRecovery.DiskFault>) -> (String?, [UInt8]?) {
         let recorded = states.previousContent(project: root, document: rel)
         var journey = JourneyUpdate()
         var previousBytes: [UInt8]?
@@ -125,6 +137,7 @@ public struct DocumentPipeline: Sendable {
             }
             return (outcome.problem, previousBytes)
         } catch {
+            if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
             return ("\(error)", nil)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// How the agent words and recovers from failures of the disk under it (full, read-only, gone).
@@ -6,34 +7,78 @@ enum FaultRecovery {
     /// How long after a failed index pass the project is scanned again (space may have returned).
     static let retryDelay: Duration = .seconds(3)
 
-    /// One clear line for a failed index pass: "no space left on …" for a full disk, "read-only" for a
-    /// read-only data folder, else the error as it is.
+    /// A failure of the disk under the agent that passes by itself once the writer fixes it.
+    enum DiskFault: Sendable, Hashable {
+        /// ENOSPC, EDQUOT, SQLITE_FULL.
+        case noSpace
+        /// EROFS, EACCES, EPERM, SQLITE_READONLY, SQLITE_PERM, SQLITE_CANTOPEN.
+        case cannotWrite
+
+        var words: String {
+            switch self {
+            case .noSpace: return "no space left"
+            case .cannotWrite: return "cannot write (read-only or permission denied)"
+            }
+        }
+    }
+
+    /// One clear line for a failed index pass: "no space left on …" for a full disk, "cannot write"
+    /// for a read-only data folder, else the error as it is.
     static func indexProblem(_ error: any Error, dataDirectory: PathBytes) -> String {
-        let text = "\(error)"
-        if let kind = diskFault(text) {
-            return "\(kind) on \(dataDirectory.display) (the index); indexing resumes by itself when that is fixed"
+        if let fault = diskFault(error, dataDirectory: dataDirectory) {
+            return "\(fault.words) on \(dataDirectory.display) (the index); indexing resumes by itself when that is fixed"
         }
-        return "indexing failed: \(text); retrying"
+        return "indexing failed: \(error); retrying"
     }
 
-    /// "no space left" or "read-only file system" when an error message says so.
-    static func diskFault(_ text: String) -> String? {
-        let lower = text.lowercased()
-        if lower.contains("no space left") || lower.contains("disk is full") || lower.contains("sqlite_full")
-            || lower.contains("enospc") || lower.contains("quota") {
-            return "no space left"
+    /// The disk fault behind an error, from its cause as a value (the errno, the SQLite result
+    /// code), never from its message. `dataDirectory`: an I/O error of SQLite counts as a full disk
+    /// when that folder has no free space left.
+    static func diskFault(_ error: any Error, dataDirectory: PathBytes? = nil) -> DiskFault? {
+        switch error {
+        case let e as DocumentStateError:
+            return diskFault(e.cause, dataDirectory: dataDirectory)
+        case let e as FileSystemError:
+            return diskFault(errno: e.code)
+        case let e as DatabaseError:
+            switch e.resultCode {
+            case .SQLITE_FULL: return .noSpace
+            case .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_CANTOPEN: return .cannotWrite
+            case .SQLITE_IOERR:
+                guard let dataDirectory, let free = freeBytes(dataDirectory) else { return nil }
+                return free < 64 * 1024 ? .noSpace : nil
+            default: return nil
+            }
+        case let e as CocoaError:
+            if let posix = e.userInfo[NSUnderlyingErrorKey] as? NSError, posix.domain == NSPOSIXErrorDomain {
+                return diskFault(errno: Int32(posix.code))
+            }
+            switch e.code {
+            case .fileWriteOutOfSpace: return .noSpace
+            case .fileWriteVolumeReadOnly, .fileWriteNoPermission: return .cannotWrite
+            default: return nil
+            }
+        case let e as POSIXError:
+            return diskFault(errno: e.code.rawValue)
+        default:
+            let ns = error as NSError
+            return ns.domain == NSPOSIXErrorDomain ? diskFault(errno: Int32(ns.code)) : nil
         }
-        if lower.contains("read-only") || lower.contains("readonly") || lower.contains("erofs")
-            || lower.contains("permission denied") || lower.contains("eacces") {
-            return "cannot write (read-only or permission denied)"
-        }
-        return nil
     }
 
-    /// Whether a sidecar could not be written for a reason that passes (a full or read-only disk):
-    /// then every document of the project is gone through again soon, so its sidecar catches up.
-    static func needsRetry<Key>(_ sidecarProblems: [Key: String?]) -> Bool {
-        sidecarProblems.values.contains { $0.map { diskFault($0) != nil } ?? false }
+    static func diskFault(errno code: Int32) -> DiskFault? {
+        switch code {
+        case ENOSPC, EDQUOT: return .noSpace
+        case EROFS, EACCES, EPERM: return .cannotWrite
+        default: return nil
+        }
+    }
+
+    /// Free bytes for an unprivileged writer on the file system holding `path` (`statvfs`).
+    static func freeBytes(_ path: PathBytes) -> UInt64? {
+        var st = statvfs()
+        guard path.withCString({ statvfs($0, &st) }) == 0 else { return nil }
+        return UInt64(st.f_bavail) * UInt64(st.f_frsize)
     }
 }
 
