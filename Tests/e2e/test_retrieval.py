@@ -9,6 +9,7 @@ import sys
 import tarfile
 
 import pytest
+from writing_helpers import FakeBackend
 
 HERE = pathlib.Path(__file__).resolve().parent
 SHARED = HERE.parents[1] / ".." / "shared" / "corpora"
@@ -151,23 +152,25 @@ def test_ask_cites_validates_and_never_cites_renamed_or_deleted(tk, embed, tmp_p
     for s in r["sources"]:
         assert set(s) == {"n", "project", "path", "start_line", "end_line", "heading", "score", "text"}
 
-    replies = tmp_path / "replies.json"
-    replies.write_text(json.dumps(["It was painted red [1], burns oil [2] and the keeper left [7]."]))
-    log = tmp_path / "hook.jsonl"
-    env = {"TK_FAKE_PROVIDER_REPLIES": str(replies), "TK_FAKE_PROVIDER_LOG": str(log)}
-    r = tk.json("ask", "what about the lighthouse?", "--project", proj, "--json", env=env)
-    assert set(r) == {"question", "answer", "sources", "citations", "dropped_citations", "usage"}
-    assert "[7]" not in r["answer"] and "[1]" in r["answer"]
-    assert r["dropped_citations"] == 1
-    assert [c["valid"] for c in r["citations"]] == [True, True, False]
-    assert r["citations"][2]["path"] is None
-    prompt = json.loads(log.read_text().splitlines()[0])["messages"][0]["content"]
-    assert "gone.md" not in prompt and "old.md" not in prompt and "[1] " in prompt
+    # The chat model is the fake provider server, reached through the real Anthropic provider.
+    chat = FakeBackend(tk)
+    try:
+        chat.reply("It was painted red [1], burns oil [2] and the keeper left [7].")
+        r = tk.json("ask", "what about the lighthouse?", "--project", proj, "--json", env=chat.env())
+        assert set(r) == {"question", "answer", "sources", "citations", "dropped_citations", "usage"}
+        assert "[7]" not in r["answer"] and "[1]" in r["answer"]
+        assert r["dropped_citations"] == 1
+        assert [c["valid"] for c in r["citations"]] == [True, True, False]
+        assert r["citations"][2]["path"] is None
+        prompt = "\n".join(chat.user_messages()[0])
+        assert "gone.md" not in prompt and "old.md" not in prompt and "[1] " in prompt
 
-    replies.write_text(json.dumps(["Red [1] and oil [2] [9]."]))
-    out = tk.run("ask", "what about the lighthouse?", "--project", proj, env=env).stdout
-    assert "[9]" not in out
-    assert re.search(r"^\[1\] (new|stay)\.md:\d+-\d+", out, re.M)
+        chat.reply("Red [1] and oil [2] [9].")
+        out = tk.run("ask", "what about the lighthouse?", "--project", proj, env=chat.env()).stdout
+        assert "[9]" not in out
+        assert re.search(r"^\[1\] (new|stay)\.md:\d+-\d+", out, re.M)
+    finally:
+        chat.stop()
 
     dry = tk.run("ask", "lighthouse", "--project", proj, "--dry-run").stdout
     assert "--- system ---" in dry and "Question: lighthouse" in dry
