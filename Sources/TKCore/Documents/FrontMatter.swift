@@ -8,6 +8,8 @@ public struct TKBlock: Sendable, Equatable {
     /// `false` means: never send this document to an LLM.
     public var review: Bool?
     public var stage: String?
+    /// `order: N`: the document's place in the project's reading order (`ask --until`).
+    public var order: Double?
 
     public init(storyType: String? = nil, advisors: [String] = [], draftStage: String? = nil,
                 review: Bool? = nil, stage: String? = nil) {
@@ -25,6 +27,8 @@ public struct FrontMatter: Sendable, Equatable {
     public var range: Range<Int>
     /// `lang:` (or `tk: lang:`): the document's language for spelling, e.g. `en_GB`.
     public var lang: String?
+    /// `word_goal:` (or `word-goal:`), a positive number of words (`tk-agent progress`).
+    public var wordGoal: Int?
 
     public init(title: String? = nil, tags: [String] = [], tk: TKBlock = TKBlock(), range: Range<Int> = 0..<0) {
         self.title = title; self.tags = tags; self.tk = tk; self.range = range
@@ -87,12 +91,15 @@ public struct FrontMatter: Sendable, Equatable {
         fm.title = scalarString(map["title"])
         fm.tags = stringList(map["tags"])
         fm.lang = scalarString(map["lang"]) ?? scalarString(map["tk"]?.mapping?["lang"])
+        fm.wordGoal = (scalarString(map["word_goal"]) ?? scalarString(map["word-goal"]))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil }
         if let tk = map["tk"], let tkMap = tk.mapping {
             fm.tk.storyType = scalarString(tkMap["story_type"])
             fm.tk.advisors = stringList(tkMap["advisors"])
             fm.tk.draftStage = scalarString(tkMap["draft_stage"])
             fm.tk.stage = scalarString(tkMap["stage"])
             if let r = tkMap["review"] { fm.tk.review = r.bool }
+            fm.tk.order = scalarString(tkMap["order"]).flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         }
         return (fm, nil)
     }

@@ -65,15 +65,5 @@ public enum ProgressHooks {
 
 /// `word_goal` (or `word-goal`) in a document's front matter.
 public enum WordGoal {
-    public static func read(_ bytes: [UInt8]) -> Int? {
-        guard let (_, yaml) = FrontMatter.locate(in: bytes) else { return nil }
-        for line in String(decoding: bytes[yaml], as: UTF8.self).split(separator: "\n") {
-            guard !line.hasPrefix(" "), let colon = line.firstIndex(of: ":") else { continue }
-            let key = line[..<colon].trimmingCharacters(in: .whitespaces)
-            guard key == "word_goal" || key == "word-goal" else { continue }
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            return Int(value).flatMap { $0 > 0 ? $0 : nil }
-        }
-        return nil
-    }
+    public static func read(_ bytes: [UInt8]) -> Int? { FrontMatter.parse(bytes).0.wordGoal }
 }

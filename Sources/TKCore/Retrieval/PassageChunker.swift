@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// One passage of a document: a run of whole blocks under one heading, with its line range.
 public struct PassageChunk: Sendable, Equatable {
@@ -182,18 +181,8 @@ public enum PassageChunker {
         return out
     }
 
-    /// `tk: {order: N}` (the front matter is parsed again only when it mentions `order`).
-    public static func readingOrder(_ document: MarkdownDocument) -> Double? {
-        let r = document.frontMatter.range
-        guard !r.isEmpty, r.upperBound <= document.bytes.count else { return nil }
-        let yamlBytes = document.bytes[r]
-        guard String(decoding: yamlBytes, as: UTF8.self).contains("order") else { return nil }
-        guard let (_, yamlRange) = FrontMatter.locate(in: document.bytes) else { return nil }
-        let yaml = String(decoding: document.bytes[yamlRange], as: UTF8.self)
-        guard let node = try? Yams.compose(yaml: yaml), let tk = node.mapping?["tk"]?.mapping,
-              let order = tk["order"]?.scalar?.string else { return nil }
-        return Double(order.trimmingCharacters(in: .whitespaces))
-    }
+    /// `tk: {order: N}`, from the document's parsed front matter.
+    public static func readingOrder(_ document: MarkdownDocument) -> Double? { document.frontMatter.tk.order }
 
     static func wordCount(_ s: UnsafeBufferPointer<UInt8>) -> Int {
         var n = 0
