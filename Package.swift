@@ -17,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
+        .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         .systemLibrary(name: "CHunspell", path: "Sources/CHunspell"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
@@ -27,6 +28,7 @@ let package = Package(
         .target(
             name: "TKCore",
             dependencies: [
+                "CCrypto",
                 "CInotify",
                 "CHunspell",
                 "CMark",

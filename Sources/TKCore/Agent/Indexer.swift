@@ -19,6 +19,8 @@ public struct Indexer: Sendable {
     public let database: AppDatabase
     public let logger: Logger
     public var batchSize = 1024
+    /// The most file bytes in one batch (a batch always holds at least one document).
+    public var batchBytes = 4 << 20
 
     public init(database: AppDatabase, logger: Logger) {
         self.database = database
@@ -120,15 +122,28 @@ public struct Indexer: Sendable {
         var done = 0
         var start = 0
         progress?(0, total)
+        // Where the batch starting at `from` ends: `batchSize` documents or `batchBytes` of files,
+        // whichever comes first, so that a folder of long documents cannot multiply the memory
+        // held by the two batches in flight (read bytes, text, passages, compressed versions).
+        func batchEnd(_ from: Int) -> Int {
+            var end = from, bytes: Int64 = 0
+            while end < total && end - from < batchSize && (end == from || bytes < Int64(batchBytes)) {
+                bytes += max(0, candidates[end].1.size)
+                end += 1
+            }
+            return end
+        }
         // While one batch is written (SQLite: one core), the next is read and parsed on the others.
+        var nextEnd = batchEnd(start)
         var next = start < total
-            ? Prefetch(root: root, Array(candidates[start..<min(total, start + batchSize)]), maxFileBytes: maxFileBytes)
+            ? Prefetch(root: root, Array(candidates[start..<nextEnd]), maxFileBytes: maxFileBytes)
             : nil
         while start < total || (start == 0 && !remainingGone.isEmpty) {
-            let end = min(total, start + batchSize)
+            let end = nextEnd
             let loaded = next?.wait() ?? []
+            nextEnd = batchEnd(end)
             next = end < total
-                ? Prefetch(root: root, Array(candidates[end..<min(total, end + batchSize)]), maxFileBytes: maxFileBytes)
+                ? Prefetch(root: root, Array(candidates[end..<nextEnd]), maxFileBytes: maxFileBytes)
                 : nil
             var upserts: [IndexedDocument] = []
             var statOnly: [(PathBytes, FileStat)] = []

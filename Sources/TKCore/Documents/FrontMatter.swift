@@ -70,6 +70,12 @@ public struct FrontMatter: Sendable, Equatable {
         return i == e
     }
 
+    /// Only booleans need resolving (`tk.review`); numbers and nulls are read from the text. The
+    /// default resolver tries seven regular expressions on every scalar of every document, and the
+    /// default encoding reads the whole process environment on every parse: together a tenth of a
+    /// first index.
+    static let resolver = Yams.Resolver.basic.appending(Yams.Resolver.Rule.bool)
+
     /// Parses the front matter of `bytes`.
     /// - Returns: the front matter (empty with `0..<0` when there is none) and a one-line problem
     ///   when the block exists but is not valid YAML or not a mapping.
@@ -80,7 +86,7 @@ public struct FrontMatter: Sendable, Equatable {
         if yaml.allSatisfy({ $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) { return (fm, nil) }
         let node: Node?
         do {
-            node = try Yams.compose(yaml: yaml)
+            node = try Yams.compose(yaml: yaml, Self.resolver, .default, .utf8)
         } catch {
             return (fm, describe(error))
         }

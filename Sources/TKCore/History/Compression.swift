@@ -13,18 +13,20 @@ public enum Compression {
         }
     }
 
-    /// The bytes compressed (zlib format, default level).
-    public static func compress(_ input: [UInt8]) throws(Failure) -> [UInt8] {
+    /// The bytes compressed (zlib format). The fastest level: a project's first scan compresses
+    /// every document once, on the writer's core, and prose gains little from the slower levels
+    /// (the `large` corpus: 6.2× at level 1, 7.2× at the default, in 70% of the time).
+    public static func compress(_ input: [UInt8], level: Int32 = Z_BEST_SPEED) throws(Failure) -> [UInt8] {
         var bound = compressBound(uLong(input.count))
         var out = [UInt8](repeating: 0, count: Int(bound))
         let code = input.withUnsafeBufferPointer { src in
             out.withUnsafeMutableBufferPointer { dst in
-                compress2(dst.baseAddress, &bound, src.baseAddress, uLong(src.count), Z_DEFAULT_COMPRESSION)
+                compress2(dst.baseAddress, &bound, src.baseAddress, uLong(src.count), level)
             }
         }
         guard code == Z_OK else { throw .zlib(code) }
-        out.removeSubrange(Int(bound)...)
-        return out
+        // A copy of the used part: the buffer was sized for the worst case (larger than the input).
+        return Array(out[..<Int(bound)])
     }
 
     /// The bytes decompressed; `expected` is the original size when known (else grown as needed).

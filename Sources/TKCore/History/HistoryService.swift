@@ -115,7 +115,6 @@ public struct HistoryService: Sendable {
                              arguments: [projectKey, day]).map { (key: $0["key"] as String, path: PathBytes(Array($0["path"] as Data))) }
         }
         for s in saves {
-            let text = String(decoding: s.bytes, as: UTF8.self)
             var movedIn: [String: Int] = [:]
             for (k, list) in leaving { movedIn[k, default: 0] += list.filter { $0.path != s.path }.count }
             for p in pooled where p.path != s.path { movedIn[p.key, default: 0] += 1 }
@@ -125,7 +124,7 @@ public struct HistoryService: Sendable {
             if !s.known && !s.created {
                 outcome = WordsWritten.Outcome()
             } else {
-                outcome = WordsWritten.count(previous: s.previous, new: text, movedIn: movedIn, importWords: max(0, progress.importWords))
+                outcome = WordsWritten.count(previous: s.previous, new: String(decoding: s.bytes, as: UTF8.self), movedIn: movedIn, importWords: max(0, progress.importWords))
             }
             for p in outcome.movedIn {
                 // Consume one matching departure: from this batch first, else from the pool.
@@ -195,15 +194,16 @@ public struct HistoryService: Sendable {
         var packed: [ObjectStore.Packed] = []
         for (s, _) in counted {
             packed.append(try ObjectStore.pack(s.bytes, sha: s.sha))
-            let text = String(decoding: s.bytes, as: UTF8.self)
-            let words = WordsWritten.wordCount(text)
+            let words = WordsWritten.wordCount(bytes: s.bytes)
             wordsByPath[s.path] = words
             let latest = s.known ? try latestSnapshot(project: project, path: s.path) : nil
             if let latest {
                 let due = RFC3339.date(latest.time).map { date.timeIntervalSince($0) >= history.intervalMinutes * 60 } ?? true
                 guard due, latest.sha256 != s.sha else { continue }
                 var added = words, removed = 0
-                if let old = try? objects.get(latest.sha256) { (added, removed) = Self.wordChanges(old: String(decoding: old, as: UTF8.self), new: text) }
+                if let old = try? objects.get(latest.sha256) {
+                    (added, removed) = Self.wordChanges(old: String(decoding: old, as: UTF8.self), new: String(decoding: s.bytes, as: UTF8.self))
+                }
                 kept.append(Kept(save: s, reason: "edit", words: words, added: added, removed: removed))
             } else {
                 kept.append(Kept(save: s, reason: s.known ? "edit" : "first", words: words, added: words, removed: 0))
@@ -268,7 +268,7 @@ public struct HistoryService: Sendable {
             try db.execute(sql: """
                 INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
-                """, arguments: [Data(project.bytes), Data(path.bytes), sha, WordsWritten.wordCount(String(decoding: bytes, as: UTF8.self)),
+                """, arguments: [Data(project.bytes), Data(path.bytes), sha, WordsWritten.wordCount(bytes: bytes),
                                  RFC3339.string(now.date())])
         }
     }

@@ -38,32 +38,107 @@ public enum WordsWritten {
     }
 
     /// The paragraphs of a markdown text: blocks between blank lines, front matter left out.
+    ///
+    /// Works on the UTF-8 bytes (a first scan counts every document of a project; `Character`
+    /// iteration made this the largest cost of `tk-agent index`). Lines end at LF or CRLF; a
+    /// paragraph's key is its tokens (split at space, tab and CR) joined by one space.
     public static func paragraphs(_ text: String) -> [Paragraph] {
-        var body = Substring(text)
-        if body.hasPrefix("---\n") || body.hasPrefix("---\r\n") {
-            let rest = body.dropFirst(4)
-            if let end = rest.range(of: "\n---\n") ?? rest.range(of: "\n---\r\n") {
-                body = rest[end.upperBound...]
-            } else if rest.hasSuffix("\n---") || rest.hasSuffix("\n---\n") {
-                body = ""
-            }
-        }
+        var text = text
+        return text.withUTF8 { paragraphs(utf8: $0) }
+    }
+
+    static func paragraphs(utf8 u: UnsafeBufferPointer<UInt8>) -> [Paragraph] {
         var out: [Paragraph] = []
-        var current: [Substring] = []
+        scan(u) { key, words in out.append(Paragraph(key: String(decoding: key, as: UTF8.self), words: words)) }
+        return out
+    }
+
+    /// The paragraphs' words only (no keys built).
+    static func wordCount(utf8 u: UnsafeBufferPointer<UInt8>) -> Int {
+        var total = 0
+        scan(u, keys: false) { _, words in total += words }
+        return total
+    }
+
+    /// Calls `paragraph` with each paragraph's key bytes (empty when `keys` is false) and words.
+    private static func scan(_ u: UnsafeBufferPointer<UInt8>, keys: Bool = true, _ paragraph: ([UInt8], Int) -> Void) {
+        let n = u.count
+        var i = bodyStart(u)
+        var key: [UInt8] = []
+        var tokens = 0, words = 0
         func flush() {
-            if !current.isEmpty {
-                let key = current.joined(separator: " ")
-                let n = words(key).count
-                if !key.isEmpty { out.append(Paragraph(key: key, words: n)) }
-                current.removeAll()
+            if tokens > 0 {
+                paragraph(key, words)
+                key.removeAll(keepingCapacity: true)
+                tokens = 0
+                words = 0
             }
         }
-        for line in body.split(separator: "\n", omittingEmptySubsequences: false) {
-            let tokens = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
-            if tokens.isEmpty { flush() } else { current.append(contentsOf: tokens) }
+        while i < n {
+            // One line: [i, lineEnd).
+            var lineEnd = i
+            while lineEnd < n && u[lineEnd] != 0x0A { lineEnd += 1 }
+            var lineHasToken = false
+            var j = i
+            while j < lineEnd {
+                let b = u[j]
+                if b == 0x20 || b == 0x09 || b == 0x0D { j += 1; continue }
+                var k = j
+                while k < lineEnd, u[k] != 0x20, u[k] != 0x09, u[k] != 0x0D { k += 1 }
+                if keys {
+                    if tokens > 0 { key.append(0x20) }
+                    key.append(contentsOf: UnsafeBufferPointer(rebasing: u[j..<k]))
+                }
+                tokens += 1
+                words += wordCount(token: UnsafeBufferPointer(rebasing: u[j..<k]))
+                lineHasToken = true
+                j = k
+            }
+            if !lineHasToken { flush() }
+            i = lineEnd + 1
         }
         flush()
-        return out
+    }
+
+    /// Where the text after the front matter starts (0 without one).
+    static func bodyStart(_ u: UnsafeBufferPointer<UInt8>) -> Int {
+        let n = u.count
+        guard n >= 4, u[0] == 0x2D, u[1] == 0x2D, u[2] == 0x2D else { return 0 }
+        let rest: Int
+        if u[3] == 0x0A { rest = 4 } else if n >= 5, u[3] == 0x0D, u[4] == 0x0A { rest = 5 } else { return 0 }
+        // The first "\n---" followed by LF, CRLF or the end of the text closes it.
+        var i = rest - 1
+        while i + 3 < n {
+            if u[i] == 0x0A, u[i + 1] == 0x2D, u[i + 2] == 0x2D, u[i + 3] == 0x2D {
+                let after = i + 4
+                if after == n { return n }
+                if u[after] == 0x0A { return after + 1 }
+                if u[after] == 0x0D, after + 1 < n, u[after + 1] == 0x0A { return after + 2 }
+            }
+            i += 1
+        }
+        return 0
+    }
+
+    /// The words in one space-free token: its pieces between Unicode white space (no-break
+    /// space, em space…) that hold a letter or a digit, as `words(_:)` counts them.
+    static func wordCount(token u: UnsafeBufferPointer<UInt8>) -> Int {
+        var ascii = true
+        for b in u where b >= 0x80 { ascii = false; break }
+        if ascii {
+            // Pieces split at the other ASCII white space (VT, FF) only.
+            var count = 0, hasAlnum = false
+            for b in u {
+                if b == 0x0B || b == 0x0C {
+                    if hasAlnum { count += 1 }
+                    hasAlnum = false
+                } else if (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) {
+                    hasAlnum = true
+                }
+            }
+            return hasAlnum ? count + 1 : count
+        }
+        return words(String(decoding: u, as: UTF8.self)).count
     }
 
     /// The words of a text: runs without whitespace that hold a letter or a digit (markdown marks
@@ -79,7 +154,15 @@ public enum WordsWritten {
     }
 
     /// The words in a document (front matter left out), as the progress figures count them.
-    public static func wordCount(_ text: String) -> Int { paragraphs(text).reduce(0) { $0 + $1.words } }
+    public static func wordCount(_ text: String) -> Int {
+        var text = text
+        return text.withUTF8 { wordCount(utf8: $0) }
+    }
+
+    /// The same count straight from a file's bytes.
+    public static func wordCount(bytes: [UInt8]) -> Int {
+        bytes.withUnsafeBufferPointer { wordCount(utf8: $0) }
+    }
 
     /// Counts what a save wrote.
     /// - Parameters:

@@ -205,10 +205,16 @@ public enum PassageChunker {
     }
 
     /// The heading's text (closing `#`s dropped).
+    /// The text of an ATX heading line: after its `#` marks, without the closing `#`s and the
+    /// blanks around (on the bytes: Foundation's trimming was a tenth of the chunker's time).
     static func headingTitle(_ s: UnsafeBufferPointer<UInt8>, level: Int) -> String {
-        var title = String(decoding: UnsafeBufferPointer(rebasing: s[level...]), as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        while title.hasSuffix("#") { title.removeLast() }
-        return title.trimmingCharacters(in: .whitespaces)
+        func blank(_ b: UInt8) -> Bool { b == 32 || b == 9 || b == 13 }
+        var lo = min(level, s.count), hi = s.count
+        while lo < hi, blank(s[lo]) { lo += 1 }
+        while hi > lo, blank(s[hi - 1]) { hi -= 1 }
+        while hi > lo, s[hi - 1] == 35 { hi -= 1 }
+        while hi > lo, blank(s[hi - 1]) { hi -= 1 }
+        return String(decoding: UnsafeBufferPointer(rebasing: s[lo..<hi]), as: UTF8.self)
     }
 
     static func fenceOpen(_ s: UnsafeBufferPointer<UInt8>) -> (UInt8, Int)? {

@@ -204,11 +204,17 @@ extension AppDatabase {
     /// `crisismerge` still bounds the number of segments.
     public func bulkLoad<T>(if bulk: Bool = true, _ body: () throws -> T) throws -> T {
         guard bulk else { return try body() }
-        try writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('automerge', 0)") }
+        // Both full-text tables: the documents' (search) and the passages' (retrieval).
+        let tables = ["document_fts", "passage_fts"]
+        try writer.write { db in
+            for t in tables { try db.execute(sql: "INSERT INTO \(t)(\(t), rank) VALUES('automerge', 0)") }
+        }
         defer {
             try? writer.write { db in
-                try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('automerge', \(Self.defaultAutomerge))")
-                try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('optimize')")
+                for t in tables {
+                    try db.execute(sql: "INSERT INTO \(t)(\(t), rank) VALUES('automerge', \(Self.defaultAutomerge))")
+                    try db.execute(sql: "INSERT INTO \(t)(\(t)) VALUES('optimize')")
+                }
             }
         }
         return try body()

@@ -94,7 +94,36 @@ fileprivate final class TempProject {
         try db.writer.write { db in
             try db.execute(sql: "INSERT INTO document_fts(document_fts) VALUES('integrity-check')")
             #expect(try String.fetchOne(db, sql: "SELECT v FROM document_fts_config WHERE k = 'automerge'") == "4")
+            try db.execute(sql: "INSERT INTO passage_fts(passage_fts) VALUES('integrity-check')")
+            #expect(try String.fetchOne(db, sql: "SELECT v FROM passage_fts_config WHERE k = 'automerge'") == "4")
         }
+    }
+
+    /// A batch ends at `batchBytes` of files even when it holds fewer than `batchSize` documents
+    /// (long documents must not multiply the memory of the batches in flight), and never holds
+    /// fewer than one document (a file larger than the limit is a batch of its own).
+    @Test func batchesEndAtTheirByteBudget() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 1000
+        indexer.batchBytes = 3000
+        let line = String(repeating: "prose word ", count: 90) + "\n"   // ~1 KB
+        for i in 0..<12 { try p.write("n\(String(format: "%02d", i)).md", "# Note \(i)\n\n" + line) }
+        try p.write("z-long.md", "# Long\n\n" + String(repeating: line, count: 8))
+        var batches: [[String]] = []
+        let report = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
+                                      maxFileBytes: 1 << 20, progress: nil) { changes in
+            batches.append(changes.compactMap { change -> String? in
+                if case .updated(let rel, _, _, _) = change { return rel.display }
+                return nil
+            })
+        }
+        #expect(report.updated == 13)
+        #expect(batches.map(\.count) == [3, 3, 3, 3, 1])
+        #expect(batches.last == ["z-long.md"])
+        #expect(try paths(db, id).count == 13)
     }
 
     @Test func fileReplacedByFolderAndBack() throws {

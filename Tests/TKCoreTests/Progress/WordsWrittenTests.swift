@@ -126,4 +126,22 @@ import Testing
         #expect(ProgressCalendar.streak(written: met, today: "2026-11-23", goal: 500,
                                         writingDays: ["mon", "tue", "wed", "thu", "fri"]) == 4)
     }
+
+    /// The byte scanner counts as `words(_:)` does: pieces between any Unicode white space that
+    /// hold a letter or a digit; CRLF ends a line like LF; front matter closed by CRLF is skipped.
+    @Test func countsOnTheBytesAsOnCharacters() {
+        #expect(WordsWritten.wordCount("One\u{00A0}two\u{2003}three — four 5 # -\n") == 5)
+        #expect(WordsWritten.wordCount("Caf\u{E9} na\u{EF}ve \u{65E5}\u{672C} \u{1F600}\n") == 3)
+        #expect(WordsWritten.paragraphs("a b\r\nc\r\n\r\nd e\r\n").map(\.key) == ["a b c", "d e"])
+        #expect(WordsWritten.paragraphs("---\r\ntitle: T\r\n---\r\nBody here.\r\n").map(\.key) == ["Body here."])
+        #expect(WordsWritten.paragraphs("---\ntitle: T\n---").isEmpty)
+        #expect(WordsWritten.paragraphs("---\nnot closed\n\nText.\n").map(\.key) == ["--- not closed", "Text."])
+        let samples = ["", "word", "  lead and trail  \n", "x\ty\u{000B}z\n\n\n# h\n- item\n", "\u{FEFF}bom text", "a\u{3000}b"]
+        for s in samples {
+            #expect(WordsWritten.wordCount(s) == WordsWritten.paragraphs(s).reduce(0) { $0 + $1.words })
+            #expect(WordsWritten.wordCount(bytes: Array(s.utf8)) == WordsWritten.wordCount(s))
+            let reference = WordsWritten.words(s).count
+            if !s.hasPrefix("---") { #expect(WordsWritten.wordCount(s) == reference, "\(s.debugDescription)") }
+        }
+    }
 }

@@ -5,6 +5,17 @@ import Testing
 @Suite struct PassageChunkerTests {
     func words(_ n: Int, _ w: String = "word") -> String { Array(repeating: w, count: n).joined(separator: " ") }
 
+    @Test func headingTitlesWithoutMarksAndClosingHashes() {
+        func title(_ line: String, _ level: Int) -> String {
+            Array(line.utf8).withUnsafeBufferPointer { PassageChunker.headingTitle($0, level: level) }
+        }
+        #expect(title("## Two words ##  ", 2) == "Two words")
+        #expect(title("#\tTabbed\t#\r", 1) == "Tabbed")
+        #expect(title("### ", 3) == "")
+        #expect(title("#", 1) == "")
+        #expect(title("# Caf\u{E9} #", 1) == "Caf\u{E9}")
+    }
+
     @Test func splitsAlongHeadingsWithPathsAndLines() {
         let md = """
         ---
