@@ -237,3 +237,45 @@ def test_until_never_returns_a_passage_after_the_limit(tk, tmp_path):
     r = tk.json("ask", "Elizabeth", "--project", proj, "--until", "scene-001.md", "--sources", "--json", "--passages", "50")
     assert {s["path"] for s in r["sources"]} <= {"scene-001.md", "scene-200.md"}
     assert any(s["path"] == "scene-200.md" for s in r["sources"])
+
+
+def passages_written(tk):
+    """(documents with passages for their content, documents) in the data folder's database."""
+    import sqlite3
+    con = sqlite3.connect(f"file:{tk.data / 'index.sqlite'}?mode=ro", uri=True)
+    try:
+        done = con.execute("SELECT COUNT(*) FROM document d JOIN document_retrieval r ON r.document_id = d.id "
+                           "AND r.sha256 = d.sha256").fetchone()[0]
+        return done, con.execute("SELECT COUNT(*) FROM document").fetchone()[0]
+    finally:
+        con.close()
+
+
+def big_project(tk, name, n=2200):
+    proj = tk.project(name)
+    for i in range(n):
+        (proj / f"note-{i:04d}.md").write_text(f"# Note {i}\n\nThe keeper{i} lit the lamp at dusk.\n\n## Later\n\nRain.\n")
+    return proj
+
+
+def test_a_large_first_index_leaves_passages_to_ask_and_to_the_agent(tk):
+    cfg = tk.config_home / "tk" / "config.json"
+    cfg.parent.mkdir(parents=True, exist_ok=True)
+    cfg.write_text(json.dumps({"embeddings": {"provider": "none"}, "review": {"auto": False},
+                               "notifications": {"enabled": False}}))
+    # `index` of a large project: search at once, passages later (a bulk load).
+    proj = big_project(tk, "big")
+    tk.run("index", proj)
+    assert passages_written(tk) == (0, 2200)
+    assert tk.search_paths("keeper1234") == ["note-1234.md"]
+    # The first question writes them, and says why it takes a moment.
+    r = tk.run("ask", "keeper1234", "--project", proj, "--sources", "--json")
+    assert "preparing the passages of 2200 documents" in r.stderr
+    assert json.loads(r.stdout)["sources"][0]["path"] == "note-1234.md"
+    assert passages_written(tk) == (2200, 2200)
+    r = tk.run("ask", "keeper7", "--project", proj, "--sources")
+    assert "preparing" not in r.stderr
+    # The agent's own first scan of another large project: it writes them by itself, in the background.
+    other = big_project(tk, "other")
+    proc = tk.start(other, log_level="error")
+    tk.wait_for(lambda: passages_written(tk) == (4400, 4400), timeout=120, what="the agent to write the passages", proc=proc)

@@ -43,6 +43,16 @@ struct IndexService: Service {
                         // rather than keep the peak as the idle size for months.
                         database.releaseMemory()
                         releaseFreedMemory()
+                        // A bulk load leaves the retrieval passages for later (`Indexer.sync`): written
+                        // here, beside the indexing of further saves, then the memory given back again.
+                        let database = self.database
+                        Task.detached(priority: .background) {
+                            let n = PassageBackfill.run(database: database)
+                            if n > 0 {
+                                database.releaseMemory()
+                                releaseFreedMemory()
+                            }
+                        }
                     }
                     await agent.setPending(settler.pendingCount)
                 }

@@ -98,11 +98,14 @@ public struct Indexer: Sendable {
         }
         report.unchanged += unchanged.count - forced.count
         let gone = known.keys.filter { present[$0] == nil }.sorted()
-        // A first index or a big checkout: merge the index once at the end (see `bulkLoad`).
+        // A first index or a big checkout: merge the index once at the end (see `bulkLoad`), and
+        // leave the retrieval passages to `PassageBackfill` (the agent runs it after the scan, `ask
+        // --project` before answering): search is ready in half the time, and nothing is lost, since
+        // a document without passages is what the backfill looks for.
         let bulk = changedCount > 2 * batchSize && !refresh
         try database.bulkLoad(if: bulk) {
             try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                        maxFileBytes: maxFileBytes, refresh: refresh, forced: forced, report: &report,
+                        maxFileBytes: maxFileBytes, withPassages: !bulk, refresh: refresh, forced: forced, report: &report,
                         progress: progress, onChanges: onChanges)
         }
         return report
@@ -111,7 +114,7 @@ public struct Indexer: Sendable {
     /// Reads, hashes and parses candidates in parallel batches; writes each batch in one transaction.
     private func process(
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
-        known: [PathBytes: Fingerprint], maxFileBytes: Int, refresh: Bool, forced: Set<PathBytes>,
+        known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
         report: inout IndexReport,
         progress: (@Sendable (Int, Int) -> Void)?, onChanges: ([DocumentChange]) -> Void
     ) throws {
@@ -136,14 +139,14 @@ public struct Indexer: Sendable {
         // While one batch is written (SQLite: one core), the next is read and parsed on the others.
         var nextEnd = batchEnd(start)
         var next = start < total
-            ? Prefetch(root: root, Array(candidates[start..<nextEnd]), maxFileBytes: maxFileBytes)
+            ? Prefetch(root: root, Array(candidates[start..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages)
             : nil
         while start < total || (start == 0 && !remainingGone.isEmpty) {
             let end = nextEnd
             let loaded = next?.wait() ?? []
             nextEnd = batchEnd(end)
             next = end < total
-                ? Prefetch(root: root, Array(candidates[end..<nextEnd]), maxFileBytes: maxFileBytes)
+                ? Prefetch(root: root, Array(candidates[end..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages)
                 : nil
             var upserts: [IndexedDocument] = []
             var statOnly: [(PathBytes, FileStat)] = []
@@ -214,8 +217,8 @@ public struct Indexer: Sendable {
     }
 
     enum Loaded: Sendable {
-        /// The passages are split here, on the loading cores (see `PassageChunker`).
-        case parsed(PathBytes, FileStat, String, MarkdownDocument, PassageSet)
+        /// The passages are split here, on the loading cores (see `PassageChunker`); nil in a bulk load.
+        case parsed(PathBytes, FileStat, String, MarkdownDocument, PassageSet?)
         /// Could not be read; whatever the index and the sidecar say stays as it is.
         case problem(PathBytes, String)
         /// Over `watch.max_file_bytes`, or not text (`TextSniffer`): not indexed, reported.
@@ -225,20 +228,20 @@ public struct Indexer: Sendable {
     }
 
     /// Loads a batch on every core but one: read (bounded), hash, parse.
-    static func load(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int) -> [Loaded] {
+    static func load(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool = true) -> [Loaded] {
         let results = ResultSlots<Loaded>(count: items.count)
         // One core is left to the writer, which runs at the same time (see `Prefetch`).
         let workers = max(1, min(items.count, ProcessInfo.processInfo.activeProcessorCount - 1))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             for i in stride(from: w, to: items.count, by: workers) {
                 let (rel, st) = items[i]
-                results.set(i, loadOne(root: root, rel: rel, stat: st, maxFileBytes: maxFileBytes))
+                results.set(i, loadOne(root: root, rel: rel, stat: st, maxFileBytes: maxFileBytes, withPassages: withPassages))
             }
         }
         return results.values()
     }
 
-    static func loadOne(root: PathBytes, rel: PathBytes, stat: FileStat, maxFileBytes: Int) -> Loaded {
+    static func loadOne(root: PathBytes, rel: PathBytes, stat: FileStat, maxFileBytes: Int, withPassages: Bool = true) -> Loaded {
         if stat.size > Int64(maxFileBytes) {
             return .tooLarge(rel, tooLargeMessage(rel, size: stat.size, limit: maxFileBytes))
         }
@@ -251,7 +254,7 @@ public struct Indexer: Sendable {
             if let reason = TextSniffer.problem(bytes) { return .tooLarge(rel, TextSniffer.message(rel.display, reason)) }
             let sha = SHA256Digest.hex(bytes)
             let doc = MarkdownDocument(bytes: bytes, fileName: rel.lastComponent.display)
-            return .parsed(rel, st, sha, doc, PassageSet(document: doc))
+            return .parsed(rel, st, sha, doc, withPassages ? PassageSet(document: doc) : nil)
         case .vanished:
             return .vanished(rel)
         case .failed(let message):
@@ -324,9 +327,9 @@ final class Prefetch: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
-    init(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int) {
+    init(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool) {
         DispatchQueue.global(qos: .utility).async { [self] in
-            loaded = Indexer.load(root: root, items, maxFileBytes: maxFileBytes)
+            loaded = Indexer.load(root: root, items, maxFileBytes: maxFileBytes, withPassages: withPassages)
             done.signal()
         }
     }

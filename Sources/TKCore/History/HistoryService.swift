@@ -191,10 +191,23 @@ public struct HistoryService: Sendable {
         struct Kept { var save: Save; var reason: String; var words: Int; var added: Int; var removed: Int }
         var kept: [Kept] = []
         var wordsByPath: [PathBytes: Int] = [:]
+        // Compressing and counting are the CPU of a first scan's batch: spread over the cores (the
+        // indexer's writer runs this while its loader parses the next batch; they share them).
+        let prepared = ResultSlots<Result<(ObjectStore.Packed, Int), Compression.Failure>>(count: counted.count)
+        let inputs = counted.map { (bytes: $0.0.bytes, sha: $0.0.sha) }
+        let lanes = max(1, min(inputs.count / 16, ProcessInfo.processInfo.activeProcessorCount))
+        DispatchQueue.concurrentPerform(iterations: lanes) { lane in
+            for i in stride(from: lane, to: inputs.count, by: lanes) {
+                let s = inputs[i]
+                prepared.set(i, Result { () throws(Compression.Failure) in
+                    (try ObjectStore.pack(s.bytes, sha: s.sha), WordsWritten.wordCount(bytes: s.bytes))
+                })
+            }
+        }
         var packed: [ObjectStore.Packed] = []
-        for (s, _) in counted {
-            packed.append(try ObjectStore.pack(s.bytes, sha: s.sha))
-            let words = WordsWritten.wordCount(bytes: s.bytes)
+        for ((s, _), result) in zip(counted, prepared.values()) {
+            let (pack, words) = try result.get()
+            packed.append(pack)
             wordsByPath[s.path] = words
             let latest = s.known ? try latestSnapshot(project: project, path: s.path) : nil
             if let latest {

@@ -17,7 +17,7 @@ public struct ObjectStore: Sendable {
         public var data: [UInt8]
     }
 
-    public static func pack(_ bytes: [UInt8], sha: String? = nil) throws -> Packed {
+    public static func pack(_ bytes: [UInt8], sha: String? = nil) throws(Compression.Failure) -> Packed {
         Packed(sha: sha ?? SHA256Digest.hex(bytes), size: bytes.count, data: try Compression.compress(bytes))
     }
 

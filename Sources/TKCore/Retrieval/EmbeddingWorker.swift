@@ -191,22 +191,3 @@ extension EmbeddingStatus {
         return s
     }
 }
-
-/// Writes the passages of documents indexed by a version without retrieval (or whose passages are
-/// out of step), from the file when it still has the indexed content.
-public enum PassageBackfill {
-    /// - Returns: how many documents got their passages.
-    @discardableResult
-    public static func run(database: AppDatabase, limit: Int = 100_000) -> Int {
-        guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
-        var done = 0
-        for m in missing {
-            guard case .bytes(let bytes, _) = Indexer.readRegularFile(m.root.appending(m.path), limit: 64 << 20),
-                  SHA256Digest.hex(bytes) == m.sha256 else { continue }
-            let doc = MarkdownDocument(bytes: bytes, fileName: m.path.lastComponent.display)
-            if (try? database.writePassages(projectID: m.projectID, path: m.path, sha256: m.sha256,
-                                            set: PassageSet(document: doc))) != nil { done += 1 }
-        }
-        return done
-    }
-}

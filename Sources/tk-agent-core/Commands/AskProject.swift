@@ -64,8 +64,9 @@ struct AskProjectOptions: ParsableArguments {
             chosen = known
             if chosen.isEmpty { throw CLIError("no project is indexed; run `tk-agent index PATH` first") }
         }
-        // An index written by a version without passages gets them now (the agent does this too).
-        PassageBackfill.run(database: db)
+        // Documents without passages (a large first index leaves them for later; the running agent
+        // writes them after its scan) get them now.
+        PassageBackfill.run(database: db, announce: PassageBackfill.announceOnStderr)
         var scope = RetrievalScope(projectIDs: chosen.map(\.id))
         if until != nil || from != nil, let one = chosen.first {
             let retriever = HybridRetriever(database: db)

@@ -13,7 +13,9 @@ enum SearchHybrid {
             projects = projects.filter { $0.root == abs || abs.isWithin($0.root) }
             if projects.isEmpty { throw CLIError("\(project) is not an indexed project; run `tk-agent index \(project)` first") }
         }
-        PassageBackfill.run(database: db)
+        // Documents without passages (a large first index leaves them for later; the running agent
+        // writes them after its scan) get them now.
+        PassageBackfill.run(database: db, announce: PassageBackfill.announceOnStderr)
         let loaded = ConfigurationLoader.load(paths: Paths.resolve(), project: projects.count == 1 ? projects[0].root : nil)
         let outcome = try await AskRetrieval.retrieve(text, database: db, configuration: loaded.config,
                                                       scope: RetrievalScope(projectIDs: projects.map(\.id)),

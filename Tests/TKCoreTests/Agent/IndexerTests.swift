@@ -99,6 +99,30 @@ fileprivate final class TempProject {
         }
     }
 
+    /// A bulk load (a first index) leaves the retrieval passages to the backfill, which writes
+    /// them all, batch by batch; a later save of one document writes its passages at once.
+    @Test func bulkLoadLeavesPassagesToTheBackfill() throws {
+        let db = try AppDatabase.inMemory()
+        let p = try TempProject()
+        let id = try db.projectID(for: p.root)
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 5
+        for i in 0..<40 { try p.write("n\(i).md", "# Note \(i)\n\nword\(i) in a passage of its own\n") }
+        _ = try sync(indexer, p, id, [.folder(PathBytes([]))])
+        func passageCount() throws -> Int { try db.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM passage") ?? 0 } }
+        #expect(try passageCount() == 0)
+        #expect(try db.documentsWithoutPassages().count == 40)
+        #expect(PassageBackfill.run(database: db, batch: 16) == 40)
+        #expect(try db.documentsWithoutPassages().isEmpty)
+        #expect(try passageCount() == 40)
+        try db.writer.write { try $0.execute(sql: "INSERT INTO passage_fts(passage_fts) VALUES('integrity-check')") }
+        try p.write("n3.md", "# Note 3\n\nrewritten\n\n## More\n\nsecond passage\n")
+        _ = try sync(indexer, p, id, [.file(PathBytes("n3.md"))])
+        #expect(try db.documentsWithoutPassages().isEmpty)
+        #expect(try passageCount() == 41)
+        #expect(PassageBackfill.run(database: db) == 0)
+    }
+
     /// A batch ends at `batchBytes` of files even when it holds fewer than `batchSize` documents
     /// (long documents must not multiply the memory of the batches in flight), and never holds
     /// fewer than one document (a file larger than the limit is a batch of its own).
