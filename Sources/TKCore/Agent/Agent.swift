@@ -313,7 +313,9 @@ public actor Agent {
                 if !diskFaults.isEmpty { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
                 projects[root]?.problems[.index] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
-                if report.updated > 256 { big = true }
+                // Documents read and parsed, new or again (sidecars derived after `index`): either
+                // way the memory of the batches is worth giving back.
+                if report.updated + report.reread > 256 { big = true }
                 if report.updated + report.deleted > 0 {
                     logger.info("indexed", metadata: [
                         "project.path": "\(root.display)", "updated": "\(report.updated)", "deleted": "\(report.deleted)",

@@ -8,6 +8,8 @@ public struct IndexReport: Sendable {
     public var updated = 0
     public var deleted = 0
     public var unchanged = 0
+    /// Unchanged documents read again all the same (`refresh`, or their derived state was stale).
+    public var reread = 0
     /// Relative path → problem (too large, unreadable…); a path that is fine again maps to nil.
     public var problems: [PathBytes: String?] = [:]
     public init() {}
@@ -179,6 +181,7 @@ public struct Indexer: Sendable {
                         statOnly.append((rel, st))
                         report.unchanged += 1
                         if refresh || forced.contains(rel) {
+                            report.reread += 1
                             changes.append(.updated(relative: rel, document: doc, sha256: sha, previousSha256: previous))
                         }
                         continue

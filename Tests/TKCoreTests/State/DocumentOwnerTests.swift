@@ -78,14 +78,16 @@ import Testing
                              maxFileBytes: 1 << 20)
         let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(), catalog: .builtIn)
         var config = Configuration.defaults
+        var rereads: [Int] = []
         func agentScan() throws -> [PathBytes] {
             var seen: [PathBytes] = []
-            _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
+            let report = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
                                  maxFileBytes: 1 << 20, stale: pipeline.staleDerivations(root: root, config: config),
                                  onChanges: { changes in
                                      _ = pipeline.apply(changes, root: root, config: config)
                                      for case .updated(let rel, _, _, _) in changes { seen.append(rel) }
                                  })
+            rereads.append(report.reread)
             return seen
         }
         #expect(try agentScan() == [PathBytes("one.md")])
@@ -93,5 +95,7 @@ import Testing
         #expect(try agentScan() == [])
         config.heuristics.maxSentenceWords = 5
         #expect(try agentScan() == [PathBytes("one.md")])
+        // Read again though unchanged (the agent gives the memory of big re-reads back).
+        #expect(rereads == [1, 0, 1])
     }
 }
