@@ -198,6 +198,8 @@ public enum PassageBackfill {
     /// - Returns: how many documents got their passages.
     @discardableResult
     public static func run(database: AppDatabase, limit: Int = 100_000) -> Int {
+        // Deleted documents' passages leave the contentless index (see `PassageText`).
+        try? database.forgetGonePassages()
         guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
         var done = 0
         for m in missing {
