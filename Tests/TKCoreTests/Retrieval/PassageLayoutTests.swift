@@ -172,3 +172,33 @@ import Testing
         #expect(b.score > a.score)
     }
 }
+
+@Suite struct SelectiveQueryTests {
+    @Test func wordsInMostPassagesOfABigIndexAreLeftOut() throws {
+        let db = try AppDatabase.inMemory()
+        let pid = try db.projectID(for: PathBytes("/p"))
+        let layout = PassageLayoutTests()
+        var docs: [IndexedDocument] = []
+        for d in 0..<30 {
+            var body = ""
+            for i in 0..<80 { body += "# Section \(i)\n\nthe window opens on part \(d) \(i)\n\n" }
+            docs.append(layout.indexed("d\(d).md", body))
+        }
+        docs.append(layout.indexed("rare.md", "# Lighthouse\n\nthe lighthouse window\n"))
+        try db.apply(projectID: pid, upserts: docs)
+        let r = HybridRetriever(database: db)
+        let q = try db.reader.read { try HybridRetriever.selectiveQuery("window lighthouse", table: "passage_fts", rows: "passage", db: $0) }
+        #expect(q == "\"lighthouse\"")
+        // "window" alone is kept: a question is never left without words.
+        let alone = try db.reader.read { try HybridRetriever.selectiveQuery("window", table: "passage_fts", rows: "passage", db: $0) }
+        #expect(alone == "\"window\"")
+        let hits = try r.keyword("window lighthouse", scope: RetrievalScope(projectIDs: [pid]))
+        #expect(hits.count == 1)
+        // In a small index every word is kept.
+        let small = try AppDatabase.inMemory()
+        let sp = try small.projectID(for: PathBytes("/s"))
+        try small.apply(projectID: sp, upserts: [layout.indexed("a.md", "# A\n\nthe window\n"), layout.indexed("b.md", "# B\n\nthe lighthouse window\n")])
+        let both = try small.reader.read { try HybridRetriever.selectiveQuery("window lighthouse", table: "passage_fts", rows: "passage", db: $0) }
+        #expect(both == "\"window\" OR \"lighthouse\"")
+    }
+}
