@@ -62,7 +62,7 @@ PROSE = [
     ("paraphrased", "the family's income and land will pass to a distant male relative", "scene-013.md", "two thousand a year"),
 ]
 
-# Held-out questions, written on 2026-11-24 at 01:05 UTC BEFORE the system was run on any of them
+# Held-out questions, written on 2026-11-24 before 01:05 UTC, BEFORE the system was run on any of them
 # (and committed before it was: see `git log bench/retrieval.py`), from what the book and the novel
 # are about; the corpus was only grepped to pick the target file and phrase. Reported apart
 # (`lexical-new`, `paraphrased-new`) so that changes to the method made while looking at the
