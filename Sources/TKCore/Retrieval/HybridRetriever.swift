@@ -18,6 +18,8 @@ public struct HybridRetriever: Sendable {
     /// static model we test with (wordllama), equal weights lost keyword hits on questions worded
     /// with the passage's words (bench/RESULTS.md, "Retrieval").
     public static let vectorWeight = 0.5
+    /// How much of the database file a question may map (vectors of the large corpus: ~24 MB).
+    static let vectorMapBytes = 1 << 30
     /// How many candidates each list contributes before fusion.
     public var candidates = 50
 
@@ -122,6 +124,10 @@ public struct HybridRetriever: Sendable {
         let dim = query.values.count
         let inScope = Set(scope.projectIDs)
         return try database.reader.read { db in
+            // Through SQLite's memory map: copying the vectors out of the page cache page by page
+            // (`pread`) was most of the vector side's time on the large corpus. A connection that
+            // cannot map keeps reading as before.
+            try? db.execute(sql: "PRAGMA mmap_size = \(Self.vectorMapBytes)")
             var keys: [Int64] = []
             var scores: [Float] = []
             let vrows = try Row.fetchCursor(db.cachedStatement(sql: """
