@@ -36,10 +36,9 @@ public enum AskRetrieval {
                 reason = why
             case .client(let c):
                 client = c
-                let progress = try database.embeddingProgress(model: c.modelID)
                 if c.isRemote && !allowRemote {
                     reason = "the embedding provider is remote and --sources sends nothing"
-                } else if progress.embedded == 0 {
+                } else if try !database.hasVectors(model: c.modelID) {
                     reason = "no passage is embedded with \(c.modelID) yet (the agent embeds them in the background)"
                 } else {
                     do {
@@ -48,9 +47,6 @@ public enum AskRetrieval {
                         let (v, t) = try await c.embed([question], purpose: .query)
                         if let first = v.first { query = QuantizedVector(first) }
                         tokens = t
-                        if progress.embedded < progress.total {
-                            reason = nil
-                        }
                     } catch {
                         reason = "the question could not be embedded (\(error.message))"
                     }

@@ -14,6 +14,12 @@ public struct RetrievedPassage: Sendable {
 public struct HybridRetriever: Sendable {
     public let database: AppDatabase
     public static let rrfK = 60.0
+    /// The vector side's weight in the fusion, against the keyword side's 1. Half: with the small
+    /// static model we test with (wordllama), equal weights lost keyword hits on questions worded
+    /// with the passage's words (bench/RESULTS.md, "Retrieval").
+    public static let vectorWeight = 0.5
+    /// How much of the database file a question may map (vectors of the large corpus: ~24 MB).
+    static let vectorMapBytes = 1 << 30
     /// How many candidates each list contributes before fusion.
     public var candidates = 50
 
@@ -34,6 +40,13 @@ public struct HybridRetriever: Sendable {
     /// A natural-language question as an FTS5 query: words minus stop words, each quoted, OR-ed
     /// (BM25's inverse document frequency weights the rare ones). Nil when no word is left.
     public static func ftsQuery(_ question: String) -> String? {
+        let words = ftsWords(question)
+        if words.isEmpty { return nil }
+        return words.map { "\"\($0)\"" }.joined(separator: " OR ")
+    }
+
+    /// The question's words that are searched for: stop words and one-letter words dropped, once each.
+    static func ftsWords(_ question: String) -> [String] {
         var words: [String] = []
         var seen = Set<String>()
         var current = ""
@@ -48,19 +61,45 @@ public struct HybridRetriever: Sendable {
             if ch.isLetter || ch.isNumber { current.append(ch) } else { flush() }
         }
         flush()
-        if words.isEmpty { return nil }
-        return words.map { "\"\($0)\"" }.joined(separator: " OR ")
+        return words
+    }
+
+    /// A word found in more than this share of the rows, and in more than `commonRows` of them, is
+    /// left out of the query when another word remains: BM25 gives it almost no weight (its inverse
+    /// document frequency is below 1.4, against 4.6 for a word in 1% of the rows), while scoring
+    /// every row that has it was most of a question's time on the large corpus ("window" is in 41,196
+    /// of its 87,419 passages).
+    static let commonShare = 0.25
+    static let commonRows = 2000
+
+    /// `ftsQuery` without the words common in `table` (see `commonShare`), whose rows are those of
+    /// `rows`. Nil when no word is left.
+    static func selectiveQuery(_ question: String, table: String, rows: String, db: Database) throws -> String? {
+        let words = ftsWords(question)
+        guard !words.isEmpty else { return nil }
+        var kept = words
+        if words.count > 1 {
+            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows)") ?? 0
+            let limit = max(Int(Double(total) * commonShare), commonRows)
+            if total > commonRows {
+                let count = try db.cachedStatement(sql: "SELECT count(*) FROM \(table) WHERE \(table) MATCH ?")
+                kept = try words.filter { (try Int.fetchOne(count, arguments: ["\"\($0)\""]) ?? 0) <= limit }
+                if kept.isEmpty { kept = words }
+            }
+        }
+        return kept.map { "\"\($0)\"" }.joined(separator: " OR ")
     }
 
     struct Candidate { var id: Int64; var documentID: Int64; var start: Int; var end: Int }
 
     /// The keyword list: passage ids best first, within the scope.
     func keyword(_ question: String, scope: RetrievalScope) throws -> [Candidate] {
-        guard let q = Self.ftsQuery(question), !scope.projectIDs.isEmpty else { return [] }
+        guard !scope.projectIDs.isEmpty else { return [] }
         let projects = scope.projectIDs.map(String.init).joined(separator: ",")
         // With a reading window the best matches may lie outside it: look further down the list.
         let limit = scope.isWindowed ? candidates * 40 : candidates * 2
         return try database.reader.read { db in
+            guard let q = try Self.selectiveQuery(question, table: "passage_fts", rows: "passage", db: db) else { return [] }
             var out: [Candidate] = []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.document_id, p.start_line, p.end_line FROM passage_fts f
@@ -77,40 +116,116 @@ public struct HybridRetriever: Sendable {
     }
 
     /// The vector list: passage ids by cosine similarity with the question, within the scope.
+    ///
+    /// Every stored vector of the model is scored as it is read (int8 dot products, no copy); then
+    /// passages are looked up by digest, best first, until `candidates` of them are in the scope.
     func semantic(_ query: QuantizedVector, model: String, scope: RetrievalScope) throws -> [Candidate] {
         guard !scope.projectIDs.isEmpty else { return [] }
         let dim = query.values.count
-        let projects = scope.projectIDs.map(String.init).joined(separator: ",")
+        let inScope = Set(scope.projectIDs)
         return try database.reader.read { db in
-            var matrix = VectorMatrix(dim: dim)
-            let vrows = try Row.fetchCursor(db, sql: """
+            // Through SQLite's memory map: copying the vectors out of the page cache page by page
+            // (`pread`) was most of the vector side's time on the large corpus. A connection that
+            // cannot map keeps reading as before.
+            try? db.execute(sql: "PRAGMA mmap_size = \(Self.vectorMapBytes)")
+            var keys: [Int64] = []
+            var scores: [Float] = []
+            let vrows = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT digest, scale, vector FROM passage_vector WHERE model = ? AND dim = ?
-                """, arguments: [model, dim])
-            while let row = try vrows.next() {
-                let key: Int64 = row[0]
-                let scale = Float(row[1] as Double)
-                try row.withUnsafeData(atIndex: 2) { data in
-                    data?.withUnsafeBytes { matrix.append(key: key, scale: scale, bytes: $0) }
+                """), arguments: [model, dim])
+            try query.values.withUnsafeBufferPointer { q in
+                while let row = try vrows.next() {
+                    let key: Int64 = row[0]
+                    let scale = Float(row[1] as Double)
+                    let score: Float? = try row.withUnsafeData(atIndex: 2) { data in
+                        guard let data, data.count == dim else { return nil }
+                        return data.withUnsafeBytes { raw in
+                            Float(VectorMath.dot(q, raw.bindMemory(to: Int8.self))) * scale * query.scale
+                        }
+                    }
+                    if let score { keys.append(key); scores.append(score) }
                 }
             }
-            guard matrix.count > 0 else { return [] }
-            let scores = matrix.scores(query)
-            var byKey: [Int64: Float] = [:]
-            byKey.reserveCapacity(matrix.count)
-            for (i, k) in matrix.keys.enumerated() { byKey[k] = scores[i] }
-            var scored: [(Candidate, Float)] = []
-            let prows = try Row.fetchCursor(db, sql: """
-                SELECT p.id, p.document_id, p.start_line, p.end_line, p.digest FROM passage p
-                JOIN document d ON d.id = p.document_id WHERE d.project_id IN (\(projects))
+            guard !keys.isEmpty else { return [] }
+            let byDigest = try db.cachedStatement(sql: """
+                SELECT p.id, p.document_id, p.start_line, p.end_line, d.project_id FROM passage p
+                JOIN document d ON d.id = p.document_id WHERE p.digest = ? ORDER BY p.id
                 """)
-            while let row = try prows.next() {
-                guard let s = byKey[row[4] as Int64] else { continue }
-                let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3])
-                if scope.isWindowed, scope.clip(documentID: c.documentID, start: c.start, end: c.end) == nil { continue }
-                scored.append((c, s))
+            // Most questions find their candidates among the best few hundred digests; a scope that
+            // leaves most of the database out (one small project of many, a reading window) may
+            // need them all.
+            var out: [Candidate] = []
+            for depth in [candidates * 8, keys.count] {
+                out = []
+                for i in VectorMath.bestFirst(scores, first: depth) {
+                    let rows = try Row.fetchCursor(byDigest, arguments: [keys[i]])
+                    while let row = try rows.next(), out.count < candidates {
+                        guard inScope.contains(row[4]) else { continue }
+                        let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3])
+                        if scope.isWindowed, scope.clip(documentID: c.documentID, start: c.start, end: c.end) == nil { continue }
+                        out.append(c)
+                    }
+                    if out.count >= candidates { break }
+                }
+                if out.count >= candidates || depth >= keys.count { break }
             }
-            scored.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0.id < $1.0.id }
-            return scored.prefix(candidates).map(\.0)
+            return out
+        }
+    }
+
+    /// Documents by BM25 over their title, headings, tags and body (`document_fts`): id → 0-based rank.
+    func documentKeywordRanks(_ question: String, scope: RetrievalScope, limit: Int = 100) throws -> [Int64: Int] {
+        guard !scope.projectIDs.isEmpty else { return [:] }
+        let projects = scope.projectIDs.map(String.init).joined(separator: ",")
+        return try database.reader.read { db in
+            guard let q = try Self.selectiveQuery(question, table: "document_fts", rows: "document", db: db) else { return [:] }
+            var out: [Int64: Int] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT d.id FROM document_fts f JOIN document d ON d.id = f.rowid
+                WHERE document_fts MATCH ? AND d.project_id IN (\(projects)) ORDER BY f.rank LIMIT ?
+                """, arguments: [q, limit])
+            while let row = try rows.next() { out[row[0]] = out.count }
+            return out
+        }
+    }
+
+    /// The given documents ranked by the cosine of the question with the mean of their passages'
+    /// vectors: id → 0-based rank (documents without vectors are left out).
+    func documentVectorRanks(_ documents: Set<Int64>, query: QuantizedVector, model: String) throws -> [Int64: Int] {
+        let dim = query.values.count
+        guard dim > 0, !documents.isEmpty else { return [:] }
+        let q = query.values.map { Float($0) * query.scale }
+        return try database.reader.read { db in
+            let st = try db.cachedStatement(sql: """
+                SELECT v.scale, v.vector FROM passage p
+                JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = p.digest
+                WHERE p.document_id = ?
+                """)
+            var scored: [(Int64, Float)] = []
+            var sum = [Float](repeating: 0, count: dim)
+            for doc in documents.sorted() {
+                for i in sum.indices { sum[i] = 0 }
+                var n = 0
+                let rows = try Row.fetchCursor(st, arguments: [model, dim, doc])
+                while let row = try rows.next() {
+                    let scale = Float(row[0] as Double)
+                    try row.withUnsafeData(atIndex: 1) { data in
+                        guard let data, data.count == dim else { return }
+                        data.withUnsafeBytes { raw in
+                            for (i, b) in raw.bindMemory(to: Int8.self).enumerated() { sum[i] += Float(b) * scale }
+                        }
+                        n += 1
+                    }
+                }
+                guard n > 0 else { continue }
+                var dot: Float = 0, norm: Float = 0
+                for i in 0..<dim { dot += sum[i] * q[i]; norm += sum[i] * sum[i] }
+                scored.append((doc, norm > 0 ? dot / norm.squareRoot() : 0))
+            }
+            scored.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
+            var out: [Int64: Int] = [:]
+            for (r, (doc, _)) in scored.enumerated() { out[doc] = r }
+            return out
         }
     }
 
@@ -118,20 +233,41 @@ public struct HybridRetriever: Sendable {
     /// - Parameters:
     ///   - query: the question's embedding (nil: keyword-only).
     ///   - model: the embedding model id the vectors are stored under.
+    ///   - keywordWeight, vectorWeight: each side's weight in the fusion, for its passage list and
+    ///     for its document list alike.
     public func retrieve(_ question: String, scope: RetrievalScope, limit: Int,
                          query: QuantizedVector? = nil, model: String? = nil,
-                         keywordWeight: Double = 1, vectorWeight: Double = 1) throws -> [RetrievedPassage] {
-        let kw = try keyword(question, scope: scope)
+                         keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight) throws -> [RetrievedPassage] {
+        let kw = keywordWeight > 0 ? try keyword(question, scope: scope) : []
         var vec: [Candidate] = []
-        if let query, let model { vec = try semantic(query, model: model, scope: scope) }
+        if let query, let model, vectorWeight > 0 { vec = try semantic(query, model: model, scope: scope) }
         var fused: [Int64: (score: Double, kw: Int?, vec: Int?)] = [:]
+        var documentOf: [Int64: Int64] = [:]
         for (r, c) in kw.enumerated() {
             fused[c.id, default: (0, nil, nil)].score += keywordWeight / (Self.rrfK + Double(r + 1))
             fused[c.id]?.kw = r + 1
+            documentOf[c.id] = c.documentID
         }
         for (r, c) in vec.enumerated() {
             fused[c.id, default: (0, nil, nil)].score += vectorWeight / (Self.rrfK + Double(r + 1))
             fused[c.id]?.vec = r + 1
+            documentOf[c.id] = c.documentID
+        }
+        // Document-level evidence: a passage of a document that matches the question as a whole (its
+        // title and headings weigh most) or is about it as a whole (the mean of its passages'
+        // vectors) gains, by the same fusion, each list with its side's weight. It reorders the
+        // candidates; it brings in none.
+        if !fused.isEmpty {
+            var documentLists: [([Int64: Int], Double)] = []
+            if keywordWeight > 0 { documentLists.append((try documentKeywordRanks(question, scope: scope), keywordWeight)) }
+            if let query, let model, vectorWeight > 0 {
+                documentLists.append((try documentVectorRanks(Set(documentOf.values), query: query, model: model), vectorWeight))
+            }
+            for (ranks, weight) in documentLists where !ranks.isEmpty {
+                for (id, doc) in documentOf {
+                    if let r = ranks[doc] { fused[id]?.score += weight / (Self.rrfK + Double(r + 1)) }
+                }
+            }
         }
         let best = fused.sorted { $0.value.score != $1.value.score ? $0.value.score > $1.value.score : $0.key < $1.key }
             .prefix(limit)

@@ -16,6 +16,8 @@ public enum PassageBackfill {
     ///   (a command says so when it is many: the first question after a large index waits for them).
     public static func run(database: AppDatabase, limit: Int = 100_000, batch: Int = 256,
                            announce: (Int) -> Void = { _ in }) -> Int {
+        // Deleted documents' passages leave the contentless index (see `PassageText`).
+        try? database.forgetGonePassages()
         guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
         announce(missing.count)
         var done = 0

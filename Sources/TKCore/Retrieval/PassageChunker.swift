@@ -14,11 +14,15 @@ public struct PassageChunk: Sendable, Equatable {
     public var words: Int
     /// SHA-256 of the heading path and the text: what an embedding is keyed by.
     public var digest: String
+    /// `text` as stored (`PassageText.pack`: compressed here, on the indexer's loading cores).
+    public var packed: [UInt8]
+    public var packedSize: Int
 
     public init(ordinal: Int, startLine: Int, endLine: Int, heading: String, text: String, words: Int) {
         self.ordinal = ordinal; self.startLine = startLine; self.endLine = endLine
         self.heading = heading; self.text = text; self.words = words
         self.digest = SHA256Digest.hex(Array((heading + "\n" + text).utf8))
+        (self.packed, self.packedSize) = PassageText.pack(text)
     }
 
     /// What is sent to an embedding model: the heading path, then the text.

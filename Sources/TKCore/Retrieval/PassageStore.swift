@@ -37,6 +37,8 @@ extension AppDatabase {
     /// A passage whose heading path and text did not change keeps its row (and so its id); only its
     /// position is updated.
     static func syncPassages(_ db: Database, documentID: Int64, sha256: String, set: PassageSet) throws {
+        // Passages deleted since the last write leave the index before a new one is added.
+        try forgetGonePassages(db)
         var existing: [Int64: [(id: Int64, ordinal: Int, start: Int, end: Int)]] = [:]
         let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT id, ordinal, start_line, end_line, digest FROM passage WHERE document_id = ?
@@ -46,7 +48,8 @@ extension AppDatabase {
         }
         let move = try db.cachedStatement(sql: "UPDATE passage SET ordinal = ?, start_line = ?, end_line = ? WHERE id = ?")
         let insert = try db.cachedStatement(sql: """
-            INSERT INTO passage(document_id, ordinal, start_line, end_line, words, digest) VALUES (?, ?, ?, ?, ?, ?)
+            INSERT INTO passage(document_id, ordinal, start_line, end_line, words, digest, heading, body, size)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let insertText = try db.cachedStatement(sql: "INSERT INTO passage_fts(rowid, heading, text) VALUES (?, ?, ?)")
         for c in set.chunks {
@@ -58,17 +61,44 @@ extension AppDatabase {
                     try move.execute(arguments: [c.ordinal, c.startLine, c.endLine, old.id])
                 }
             } else {
-                try insert.execute(arguments: [documentID, c.ordinal, c.startLine, c.endLine, c.words, key])
+                try insert.execute(arguments: [documentID, c.ordinal, c.startLine, c.endLine, c.words, key, c.heading,
+                                               Data(c.packed), c.packedSize])
                 try insertText.execute(arguments: [db.lastInsertedRowID, c.heading, c.text])
             }
         }
         let delete = try db.cachedStatement(sql: "DELETE FROM passage WHERE id = ?")
-        for olds in existing.values { for old in olds { try delete.execute(arguments: [old.id]) } }
+        var deleted = false
+        for olds in existing.values { for old in olds { try delete.execute(arguments: [old.id]); deleted = true } }
+        if deleted { try forgetGonePassages(db) }
         try db.cachedStatement(sql: """
             INSERT INTO document_retrieval(document_id, reading_order, private, sha256) VALUES (?, ?, ?, ?)
             ON CONFLICT(document_id) DO UPDATE SET reading_order = excluded.reading_order,
                 private = excluded.private, sha256 = excluded.sha256
             """).execute(arguments: [documentID, set.readingOrder, set.isPrivate, sha256])
+    }
+
+    /// Removes deleted passages (`passage_gone`, filled by trigger) from the contentless index, which
+    /// must be given the exact text each one was indexed with. Until then a gone passage is only
+    /// dead weight: every query joins `passage`, and ids are never reused (AUTOINCREMENT).
+    static func forgetGonePassages(_ db: Database) throws {
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, heading, body, size FROM passage_gone"))
+        let forget = try db.cachedStatement(sql: """
+            INSERT INTO passage_fts(passage_fts, rowid, heading, text) VALUES ('delete', ?, ?, ?)
+            """)
+        var any = false
+        while let row = try rows.next() {
+            any = true
+            // A text that cannot be unpacked (a damaged database) cannot be removed from the index;
+            // its rowid is never used again and matches nothing in `passage`, so it is dropped.
+            guard let text = PassageText.unpack(Array(row["body"] as Data? ?? Data()), size: row["size"]) else { continue }
+            try forget.execute(arguments: [row["id"] as Int64, row["heading"] as String, text])
+        }
+        if any { try db.execute(sql: "DELETE FROM passage_gone") }
+    }
+
+    /// Takes deleted documents' passages out of the full-text index (also done before every write).
+    public func forgetGonePassages() throws {
+        try writer.write { db in try Self.forgetGonePassages(db) }
     }
 
     /// Writes passages for documents indexed before passages existed (or by an older version).
@@ -112,15 +142,23 @@ extension AppDatabase {
         try writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT p.id, p.document_id, d.project_id, pr.path AS root, d.path, p.start_line, p.end_line,
-                       f.heading, f.text
+                       p.heading, p.body, p.size
                 FROM passage p JOIN document d ON d.id = p.document_id JOIN project pr ON pr.id = d.project_id
-                JOIN passage_fts f ON f.rowid = p.id
                 WHERE \(clause) ORDER BY \(order)
-                """, arguments: args).map { row in
-                StoredPassage(id: row["id"], documentID: row["document_id"], projectID: row["project_id"],
-                              project: PathBytes(Array(row["root"] as Data)), path: PathBytes(Array(row["path"] as Data)),
-                              startLine: row["start_line"], endLine: row["end_line"], heading: row["heading"], text: row["text"])
+                """, arguments: args).compactMap { row in
+                guard let text = PassageText.unpack(Array(row["body"] as Data? ?? Data()), size: row["size"]) else { return nil }
+                return StoredPassage(id: row["id"], documentID: row["document_id"], projectID: row["project_id"],
+                                     project: PathBytes(Array(row["root"] as Data)), path: PathBytes(Array(row["path"] as Data)),
+                                     startLine: row["start_line"], endLine: row["end_line"], heading: row["heading"], text: text)
             }
+        }
+    }
+
+    /// Whether any passage has an embedding from `model` (one step on the primary key: `ask` asks
+    /// this on every question, where counting every passage cost tens of milliseconds).
+    public func hasVectors(model: String) throws -> Bool {
+        try writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM passage_vector WHERE model = ?)", arguments: [model]) ?? false
         }
     }
 
@@ -164,11 +202,12 @@ extension AppDatabase {
         return try writer.read { db in
             var out: [Int64: String] = [:]
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.digest, f.heading, f.text FROM passage p JOIN passage_fts f ON f.rowid = p.id
+                SELECT p.digest, p.heading, p.body, p.size FROM passage p
                 WHERE p.digest IN (\(keys.map(String.init).joined(separator: ",")))
                 """)
             while let row = try rows.next() {
-                let heading: String = row[1], text: String = row[2]
+                let heading: String = row[1]
+                guard let text = PassageText.unpack(Array(row[2] as Data? ?? Data()), size: row[3]) else { continue }
                 out[row[0]] = heading.isEmpty ? text : heading + "\n\n" + text
             }
             return out

@@ -86,4 +86,26 @@ enum VectorMath {
         while i < n { sum &+= Int32(pa[i]) &* Int32(pb[i]); i += 1 }
         return sum
     }
+
+    /// The indices of the `m` highest scores, best first (ties by index); all of them when `m`
+    /// is at least the count. Linear in the count: candidates are gathered in a buffer of 2m that
+    /// is cut back to the best m whenever it fills, which also raises the bar for the rest.
+    static func bestFirst(_ scores: [Float], first m: Int) -> [Int] {
+        func better(_ a: Int, _ b: Int) -> Bool { scores[a] != scores[b] ? scores[a] > scores[b] : a < b }
+        if m >= scores.count { return scores.indices.sorted(by: better) }
+        guard m > 0 else { return [] }
+        var buf: [Int] = []
+        buf.reserveCapacity(2 * m)
+        var bar = -Float.infinity
+        for i in scores.indices where scores[i] >= bar {
+            buf.append(i)
+            if buf.count == 2 * m {
+                buf.sort(by: better)
+                buf.removeLast(m)
+                bar = scores[buf[m - 1]]
+            }
+        }
+        buf.sort(by: better)
+        return Array(buf.prefix(m))
+    }
 }
