@@ -143,15 +143,31 @@ public struct DocumentPipeline: Sendable {
     }
 
     /// Checks every sidecar of a project (after a full scan): one broken or edited by hand whose
-    /// document still exists is kept as `.review.json.bak` and rebuilt from the database.
+    /// document still exists is kept as `.review.json.bak` and rebuilt from the database; one whose
+    /// document is neither on disk nor indexed is removed (a kill between the two halves of a deletion).
     /// - Returns: problem updates keyed like `apply`'s.
     public func verifySidecars(root: PathBytes) -> [PathBytes: String?] {
         var problems: [PathBytes: String?] = [:]
         let tk = root.appending(".tk")
+        let projectID = try? database.projectID(for: root)
         for path in JourneyActions.sidecarFiles(under: tk) {
             guard let inTk = path.relative(to: tk) else { continue }
             let rel = PathBytes(Array(inTk.bytes.dropLast(".review.json".utf8.count)))
-            guard FileSystem.lstatIfExists(root.appending(rel))?.kind == .regular else { continue }
+            guard FileSystem.lstatIfExists(root.appending(rel))?.kind == .regular else {
+                // The sidecar of a document that is neither on disk nor in the index: its deletion was
+                // committed to the index, then a kill came before the sidecar went. Removed now, as
+                // the deletion would have (a document still indexed is the indexer's to remove).
+                if let projectID, FileSystem.lstatIfExists(root.appending(rel)) == nil,
+                   Result(catching: { try database.fingerprints(projectID: projectID, exact: rel) }).isNotIndexed {
+                    do {
+                        try owner.removed(project: root, document: rel)
+                        problems[rel] = .some(nil)
+                    } catch {
+                        problems[rel] = "\(error)"
+                    }
+                }
+                continue
+            }
             // A sealed sidecar whose checksum matches needs no parsing.
             if let bytes = try? FileSystem.read(path, limit: 64 << 20), SidecarStore.isSealed(bytes),
                !SidecarStore.editedByHand(bytes: bytes) {
@@ -211,5 +227,13 @@ final class EngineCache: Sendable {
             if list.count > 16 { list.removeFirst() }
         }
         return engine
+    }
+}
+
+private extension Result where Success == Fingerprint?, Failure == any Error {
+    /// The look-up succeeded and found no index entry (an error is not "not indexed").
+    var isNotIndexed: Bool {
+        if case .success(.none) = self { return true }
+        return false
     }
 }

@@ -64,6 +64,34 @@ import Testing
         #expect(FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes("b.md"))) == nil)
     }
 
+    /// A kill between the index's deletion and the sidecar's leaves a sidecar of a document that is
+    /// neither on disk nor indexed: the full scan's check removes it. One whose document is still
+    /// indexed (the indexer will remove it) or still on disk stays.
+    @Test func orphanSidecarsOfDeletedDocumentsAreRemoved() throws {
+        let (dir, root) = try tempProject()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try AppDatabase.inMemory()
+        for name in ["gone.md", "indexed.md", "kept.md"] {
+            try FileSystem.writeAtomically(Array("# \(name)\n\nText.\n".utf8), to: root.appending(name))
+        }
+        let indexer = Indexer(database: db, logger: Logger(label: "test"))
+        let projectID = try db.projectID(for: root)
+        let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(), catalog: .builtIn)
+        _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
+                             maxFileBytes: 1 << 20, onChanges: { _ = pipeline.apply($0, root: root, config: .defaults) })
+        func sidecar(_ name: String) -> Bool { FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes(name))) != nil }
+        #expect(sidecar("gone.md") && sidecar("indexed.md") && sidecar("kept.md"))
+        // gone.md: deleted from disk and from the index, its sidecar left behind (the kill).
+        try FileManager.default.removeItem(atPath: root.appending("gone.md").display)
+        _ = try db.apply(projectID: projectID, upserts: [], statOnly: [], deletions: [PathBytes("gone.md")])
+        // indexed.md: deleted from disk, still indexed.
+        try FileManager.default.removeItem(atPath: root.appending("indexed.md").display)
+        let problems = pipeline.verifySidecars(root: root)
+        #expect(!sidecar("gone.md"))
+        #expect(problems[PathBytes("gone.md")] == .some(nil))
+        #expect(sidecar("indexed.md") && sidecar("kept.md"))
+    }
+
     /// The indexer reports unchanged documents whose recorded derivation is stale (another process
     /// indexed them, or the settings changed), so the agent derives their sidecars again.
     @Test func staleDerivationsAreReportedForUnchangedDocuments() throws {
