@@ -12,9 +12,6 @@ struct SpellCollector {
         var occurrences: [(Int, Int)]
     }
 
-    /// Time per document for Hunspell suggestions.
-    static let suggestionBudget: Duration = .milliseconds(50)
-
     /// At most this many occurrences of one word are kept (and reported).
     static let maxOccurrences = 5
 
@@ -95,15 +92,12 @@ struct SpellCollector {
             return entries[a.entry].start < entries[b.entry].start
         }
         var out: [Hit] = []
-        // Hunspell's suggestions cost milliseconds per word; past a budget per document the remaining
-        // words are still reported, without replacements (the first always gets them).
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Suggestions only for the words shown (after the names, the project dictionary and the cap);
+        // `Speller.suggestions` costs tens of microseconds a word and remembers each word's.
         for m in misses {
             guard out.count < cap else { break }
             let w = entries[m.entry]
-            let suggestions = out.isEmpty || clock.now - started < Self.suggestionBudget
-                ? speller.suggestions(m.text, limit: 3) : []
+            let suggestions = speller.suggestions(m.text, limit: 3)
             let message = Messages.spelling(m.text, count: w.count, language: speller.language, suggestions: suggestions)
             for (s, e) in w.occurrences {
                 guard out.count < cap else { break }
