@@ -232,7 +232,14 @@ def corpus_file(tmpdir):
 def speed(binary, proselint, harper, runs):
     with tempfile.TemporaryDirectory() as d:
         path, what = corpus_file(d)
-        cmds = [("tk-agent check", [binary, "check", "--format", "json", path])]
+        # The same file in a project whose config switches spelling off.
+        off = os.path.join(d, "nospell")
+        os.makedirs(os.path.join(off, ".tk"))
+        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
+            f.write('{"heuristics": {"spelling": false}}')
+        shutil.copy(path, os.path.join(off, "sample.md"))
+        cmds = [("tk-agent check", [binary, "check", "--format", "json", path]),
+                ("tk-agent check, spelling off", [binary, "check", "--format", "json", os.path.join(off, "sample.md")])]
         if proselint:
             cmds.append(("proselint check", [proselint, "check", path]))
         if harper:
@@ -271,12 +278,6 @@ def speed(binary, proselint, harper, runs):
             line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
             return line[len("timing: "):]
         print(f"\nIn process (tk-agent --timing, spelling on, dictionary load excluded): {timing(path)}")
-        # The same file in a project whose config switches spelling off.
-        off = os.path.join(d, "nospell")
-        os.makedirs(os.path.join(off, ".tk"))
-        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
-            f.write('{"heuristics": {"spelling": false}}')
-        shutil.copy(path, os.path.join(off, "sample.md"))
         print(f"In process, spelling off: {timing(os.path.join(off, 'sample.md'))}")
         folder = os.path.join(os.path.dirname(path), "folder200")
         if os.path.isdir(folder):

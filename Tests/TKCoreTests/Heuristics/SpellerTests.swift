@@ -25,6 +25,9 @@ import Testing
         #expect(s.suggestions("criticise").first == "criticize")
         #expect(s.suggestions("judgement").first == "judgment")
         #expect(s.suggestions("centre").first == "center")
+        // Two slips (doubled letters) when nothing is one edit away.
+        #expect(s.suggestions("tommorow").first == "tomorrow")
+        #expect(s.suggestions("dissapoint").first == "disappoint")
         // Nothing sensible one edit away: no junk.
         #expect(s.suggestions("Quorvanthix").isEmpty)
         #expect(s.suggestions("leter", limit: 1).count == 1)

@@ -77,7 +77,7 @@ struct SpellCollector {
         texts.reserveCapacity(order.count)
         for w in entries {
             var text = doc.text(w.start..<w.end)
-            if text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
+            if text.utf8.contains(0xE2), text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
             texts.append(text)
         }
         let known = speller.check(texts, keys: order)

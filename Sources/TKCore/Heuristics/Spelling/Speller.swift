@@ -105,11 +105,13 @@ public final class Speller: Sendable {
             s.handle = nil
             s.known = [:]
             s.stems = nil
-            // glibc keeps freed small blocks in its arenas; give the pages back.
-            malloc_trim(0)
+            Self.trimMemory()
             return nil
         }
     }
+
+    /// glibc keeps freed small blocks (a dictionary is ~100k of them) in its arenas: give the pages back.
+    static func trimMemory() { malloc_trim(0) }
 
     private func scheduleRelease(after delay: Duration) {
         let (sec, atto) = delay.components

@@ -64,11 +64,15 @@ struct Suggester {
         let allCaps = original.count > 1 && original.allSatisfy { !($0 >= 97 && $0 <= 122) }
         let lower = original.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
 
-        var seen = Set<[UInt8]>([lower])
+        // Candidates seen, by hash (a collision can only hide a candidate).
+        var seen = Set<UInt64>(minimumCapacity: 2048)
+        seen.insert(StemTable.hash(lower))
         var found: [(cost: Int, order: Int, text: String)] = []
         func consider(_ c: [UInt8], cost: Int, filtered: Bool = true) {
-            guard c.count > 0, seen.insert(c).inserted else { return }
-            if filtered && !stems.plausible(c) { return }
+            guard c.count > 0 else { return }
+            let h = StemTable.hash(c)
+            guard seen.insert(h).inserted else { return }
+            if filtered && !stems.plausible(c, hash: h) { return }
             var shown = c
             if allCaps {
                 shown = c.map { $0 >= 97 && $0 <= 122 ? $0 - 32 : $0 }
@@ -107,6 +111,8 @@ struct Suggester {
         let n = starts.count
         func end(_ k: Int) -> Int { k + 1 < n ? starts[k + 1] : lower.count }
         func firstLetterPenalty(_ k: Int) -> Int { k == 0 ? 3 : 0 }
+        var buf: [UInt8] = []
+        buf.reserveCapacity(lower.count + 4)
         for k in 0..<n {
             let s = starts[k], e = end(k)
             let ch = lower[s..<e]
@@ -125,10 +131,11 @@ struct Suggester {
             let vowel = ch.count == 1 && Self.vowels.contains(ch[ch.startIndex])
             for a in Self.alphabet where !(ch.count == 1 && ch[ch.startIndex] == a) {
                 let cost = (vowel && Self.vowels.contains(a) ? 1 : 2) + firstLetterPenalty(k)
-                var c = Array(lower[..<s])
-                c.append(a)
-                c += lower[e...]
-                consider(c, cost: cost)
+                buf.removeAll(keepingCapacity: true)
+                buf.append(contentsOf: lower[..<s])
+                buf.append(a)
+                buf.append(contentsOf: lower[e...])
+                consider(buf, cost: cost)
             }
         }
         // Insert (before each character and at the end): doubling the neighbour costs less.
@@ -137,10 +144,18 @@ struct Suggester {
             for a in Self.alphabet {
                 let doubles = (k > 0 && lower[at - 1] == a) || (k < n && lower[at] == a)
                     || (a == 104 && k > 0 && Self.beforeH.contains(lower[at - 1]))
-                var c = Array(lower[..<at])
-                c.append(a)
-                c += lower[at...]
-                consider(c, cost: (doubles ? 1 : 2) + firstLetterPenalty(k))
+                buf.removeAll(keepingCapacity: true)
+                buf.append(contentsOf: lower[..<at])
+                buf.append(a)
+                buf.append(contentsOf: lower[at...])
+                consider(buf, cost: (doubles ? 1 : 2) + firstLetterPenalty(k))
+            }
+        }
+        // Nothing one edit away: two of the commonest slips (a letter doubled or undoubled, a vowel for
+        // a vowel, two letters swapped), e.g. "tommorow", "dissapoint". ASCII words up to 20 letters.
+        if found.isEmpty, lower.count <= 20, lower.allSatisfy({ $0 < 0x80 }) {
+            for c1 in Self.slips(lower) {
+                for c2 in Self.slips(c1) { consider(c2, cost: 4) }
             }
         }
         func isCommon(_ t: String) -> Bool { Self.common.contains(t.lowercased()) }
@@ -154,6 +169,27 @@ struct Suggester {
         for f in found where !out.contains(f.text) {
             out.append(f.text)
             if out.count == limit { break }
+        }
+        return out
+    }
+}
+
+extension Suggester {
+    /// The words one slip away from ASCII `w`: a letter doubled or undoubled, a vowel replaced by another,
+    /// two neighbours swapped.
+    static func slips(_ w: [UInt8]) -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        let n = w.count
+        for i in 0..<n {
+            if i + 1 < n && w[i] == w[i + 1] {
+                var c = w; c.remove(at: i); out.append(c)
+            } else {
+                var c = w; c.insert(w[i], at: i); out.append(c)
+            }
+            if vowels.contains(w[i]) {
+                for v in vowels where v != w[i] { var c = w; c[i] = v; out.append(c) }
+            }
+            if i + 1 < n && w[i] != w[i + 1] { var c = w; c.swapAt(i, i + 1); out.append(c) }
         }
         return out
     }
@@ -184,25 +220,27 @@ struct StemTable: Sendable {
         while size < lines * 2 { size <<= 1 }
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
-        var i = 0
-        let n = bytes.count
-        // Skip the count line.
-        while i < n && bytes[i] != 10 { i += 1 }
-        i += 1
-        while i < n {
-            var h = WordHash.offset
-            var len = 0
+        bytes.withUnsafeBufferPointer { p in
+            var i = 0
+            let n = p.count
+            // Skip the count line.
+            while i < n && p[i] != 10 { i += 1 }
+            i += 1
             while i < n {
-                var b = bytes[i]
-                if b == 47 || b == 10 || b == 9 || b == 32 || b == 13 { break }
-                if b == 92, i + 1 < n, bytes[i + 1] == 47 { i += 1; b = 47 }   // "\/" is a slash in the word
-                h = WordHash.add(h, b >= 65 && b <= 90 ? b + 32 : b)
-                len += 1
+                var h = WordHash.offset
+                var len = 0
+                while i < n {
+                    var b = p[i]
+                    if b == 47 || b == 10 || b == 9 || b == 32 || b == 13 { break }
+                    if b == 92, i + 1 < n, p[i + 1] == 47 { i += 1; b = 47 }   // "\\/" is a slash in the word
+                    h = WordHash.add(h, b >= 65 && b <= 90 ? b + 32 : b)
+                    len += 1
+                    i += 1
+                }
+                if len > 0 { insert(WordHash.finish(h)) }
+                while i < n && p[i] != 10 { i += 1 }
                 i += 1
             }
-            if len > 0 { insert(WordHash.finish(h)) }
-            while i < n && bytes[i] != 10 { i += 1 }
-            i += 1
         }
     }
 
@@ -233,8 +271,8 @@ struct StemTable: Sendable {
     }
 
     /// Whether lower-cased `word` is a stem, or a stem with one of the common endings or beginnings.
-    func plausible(_ word: [UInt8]) -> Bool {
-        if contains(Self.hash(word)) || stemWithSuffix(word[...]) { return true }
+    func plausible(_ word: [UInt8], hash: UInt64? = nil) -> Bool {
+        if contains(hash ?? Self.hash(word)) || stemWithSuffix(word[...]) { return true }
         for p in Self.prefixes where word.count > p.count + 2 && word.starts(with: p) {
             let rest = word[p.count...]
             if contains(Self.hash(rest)) || stemWithSuffix(rest) { return true }
