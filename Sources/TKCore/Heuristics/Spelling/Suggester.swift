@@ -105,6 +105,9 @@ struct Suggester {
             }
         }
 
+        // A spelling variant ("colour" → "color") is what was meant: no need for the edits.
+        if !found.isEmpty { return Self.best(found, limit: limit) }
+
         // Edits at character boundaries (a UTF-8 scalar is one character).
         var starts: [Int] = []
         for (i, b) in lower.enumerated() where b & 0xC0 != 0x80 { starts.append(i) }
@@ -158,15 +161,20 @@ struct Suggester {
                 for c2 in Self.slips(c1) { consider(c2, cost: 4) }
             }
         }
-        func isCommon(_ t: String) -> Bool { Self.common.contains(t.lowercased()) }
-        found.sort { a, b in
+        return Self.best(found, limit: limit)
+    }
+
+    /// The `limit` cheapest candidates (common words first among equals, then in the order found).
+    private static func best(_ found: [(cost: Int, order: Int, text: String)], limit: Int) -> [String] {
+        func isCommon(_ t: String) -> Bool { common.contains(t.lowercased()) }
+        let sorted = found.sorted { a, b in
             if a.cost != b.cost { return a.cost < b.cost }
             let ca = isCommon(a.text), cb = isCommon(b.text)
             if ca != cb { return ca }
             return a.order < b.order
         }
         var out: [String] = []
-        for f in found where !out.contains(f.text) {
+        for f in sorted where !out.contains(f.text) {
             out.append(f.text)
             if out.count == limit { break }
         }
@@ -280,9 +288,19 @@ struct StemTable: Sendable {
         return false
     }
 
+    private static func endsWith(_ word: ArraySlice<UInt8>, _ s: [UInt8]) -> Bool {
+        var i = word.endIndex - s.count
+        for b in s {
+            if word[i] != b { return false }
+            i += 1
+        }
+        return true
+    }
+
     private func stemWithSuffix(_ word: ArraySlice<UInt8>) -> Bool {
         let n = word.count
-        for s in Self.suffixes where n > s.count + 1 && word.reversed().starts(with: s.reversed()) {
+        guard let last = word.last else { return false }
+        for s in Self.suffixes where n > s.count + 1 && s[s.count - 1] == last && Self.endsWith(word, s) {
             let stem = word.prefix(n - s.count)
             var h = WordHash.offset
             for b in stem { h = WordHash.add(h, b) }
