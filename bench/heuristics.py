@@ -272,11 +272,20 @@ def speed(binary, proselint, harper, runs):
             mean, mn = results[name]
             print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
         print("| write-good | not run (npm unreachable) | | |")
-        def timing(target, cwd=None):
-            t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
-                               text=True, cwd=cwd)
-            line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
-            return line[len("timing: "):]
+        def timing(target, cwd=None, runs=5):
+            # The run with the fastest heuristics of `runs` (the shared machine is noisy).
+            best = None
+            for _ in range(runs):
+                t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
+                                   text=True, cwd=cwd)
+                line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
+                try:
+                    ms = float(line.split("heuristics ")[1].split(" ms")[0])
+                except (IndexError, ValueError):
+                    ms = float("inf")
+                if best is None or ms < best[0]:
+                    best = (ms, line[len("timing: "):])
+            return best[1] + f" (fastest of {runs})"
         print(f"\nIn process (tk-agent --timing, spelling on, dictionary load excluded): {timing(path)}")
         print(f"In process, spelling off: {timing(os.path.join(off, 'sample.md'))}")
         folder = os.path.join(os.path.dirname(path), "folder200")

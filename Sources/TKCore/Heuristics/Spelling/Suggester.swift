@@ -208,6 +208,7 @@ extension Suggester {
 struct StemTable: Sendable {
     private var slots: [UInt64]
     private let mask: Int
+    private let shift: UInt64
     private(set) var count = 0
 
     /// Endings tried on a candidate that is not a stem itself: the stem left must be in the table, as
@@ -224,10 +225,11 @@ struct StemTable: Sendable {
     init(dic bytes: [UInt8]) {
         var lines = 0
         for b in bytes where b == 10 { lines += 1 }
-        var size = 1024
-        while size < lines * 2 { size <<= 1 }
+        var size = 1024, bits: UInt64 = 10
+        while size < lines * 2 { size <<= 1; bits += 1 }
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
+        shift = 64 - bits
         bytes.withUnsafeBufferPointer { p in
             var i = 0
             let n = p.count
@@ -252,8 +254,11 @@ struct StemTable: Sendable {
         }
     }
 
+    /// The first slot of `h`: the top bits of a multiplicative mix (FNV's low bits cluster on similar words).
+    @inline(__always) private func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift) }
+
     private mutating func insert(_ h: UInt64) {
-        var j = Int(truncatingIfNeeded: h) & mask
+        var j = slot(h)
         while slots[j] != 0 {
             if slots[j] == h { return }
             j = (j + 1) & mask
@@ -263,7 +268,7 @@ struct StemTable: Sendable {
     }
 
     func contains(_ h: UInt64) -> Bool {
-        var j = Int(truncatingIfNeeded: h) & mask
+        var j = slot(h)
         while true {
             let s = slots[j]
             if s == h { return true }
