@@ -47,7 +47,7 @@ def run(binary, src, spelling, wait):
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="tk-spellmem-"))
     try:
         proj = tmp / "novel"
-        shutil.copytree(src, proj)
+        shutil.copytree(src, proj, ignore=shutil.ignore_patterns(".*"))   # the documents only, no old .tk
         (proj / ".tk").mkdir()
         (proj / ".tk" / "config.json").write_text(json.dumps({"heuristics": {"spelling": spelling}}))
         files = sum(1 for _ in proj.glob("*.md"))

@@ -61,6 +61,32 @@ import Testing
         #expect(!StemTable(dic: []).plausible(Array("walk".utf8)))
     }
 
+    @Test func plainWordLookUpNeverAcceptsWhatHunspellRejects() throws {
+        for lang in ["en_US", "en_GB"] {
+            let s = try speller(lang)
+            s.load()
+            let table = try #require(s.stemTable)
+            #expect(table.exactUsable)
+            let dic = try #require(FileManager.default.contents(atPath: s.dicPath))
+            var accepted = 0
+            for (k, line) in String(decoding: dic, as: UTF8.self).split(separator: "\n").dropFirst().enumerated() where k % 3 == 0 {
+                let word = String(line.prefix { $0 != "/" && $0 != "\t" && $0 != " " })
+                guard let f = word.first else { continue }
+                for w in [word, word.lowercased(), String(f).uppercased() + word.dropFirst()] where table.isPlainWord(w) {
+                    accepted += 1
+                    #expect(s.isCorrect(w), "\(lang): \(w) taken as a word, Hunspell says no")
+                }
+            }
+            #expect(accepted > 10_000)
+        }
+        let us = try speller()
+        us.load()
+        let t = try #require(us.stemTable)
+        #expect(t.isPlainWord("the") && t.isPlainWord("The") && !t.isPlainWord("leter") && !t.isPlainWord("walked"))
+        #expect(StemTable.specialFlags(aff: Array("FLAG long\n".utf8)) == nil)
+        #expect(StemTable.specialFlags(aff: Array("ONLYINCOMPOUND c\nCOMPOUNDRULE 1\nCOMPOUNDRULE n*1t\n".utf8)) == Set("cn1t".utf8))
+    }
+
     @Test func dictionaryIsReleasedWhenIdleAndLoadedAgainOnUse() throws {
         let base = try speller()
         let start = ContinuousClock.now

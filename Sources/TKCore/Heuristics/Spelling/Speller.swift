@@ -61,11 +61,12 @@ public final class Speller: Sendable {
             s.lastUse = now()
             if s.handle == nil && !s.failed {
                 // Files gone since `named` found them: Hunspell would print to stderr and know no word.
-                if let dic = try? FileSystem.read(PathBytes(dicPath), limit: 64 << 20), FileManager.default.isReadableFile(atPath: affPath) {
+                if let dic = try? FileSystem.read(PathBytes(dicPath), limit: 64 << 20),
+                   let aff = try? FileSystem.read(PathBytes(affPath), limit: 16 << 20) {
                     s.handle = Hunspell_create(affPath, dicPath)
                     s.loads += 1
-                    // The suggestions' pre-filter: part of the dictionary, loaded with it.
-                    if s.handle != nil { s.stems = StemTable(dic: dic) }
+                    // The suggestions' pre-filter and the plain-word look-up: part of the dictionary.
+                    if s.handle != nil { s.stems = StemTable(dic: dic, aff: aff) }
                 }
                 if s.handle == nil { s.failed = true }
             }
@@ -89,6 +90,9 @@ public final class Speller: Sendable {
 
     /// Whether the dictionary is in memory now.
     public var isLoaded: Bool { state.withLock { $0.handle != nil } }
+
+    /// The stems of the loaded dictionary (nil before the first load or after a release).
+    var stemTable: StemTable? { state.withLock { $0.stems } }
 
     /// How many times the dictionary was loaded so far.
     public var loadCount: Int { state.withLock { $0.loads } }
@@ -190,7 +194,7 @@ public final class Speller: Sendable {
             var out = [Bool](repeating: true, count: words.count)
             for i in words.indices {
                 if let k = s.known[keys[i]] { out[i] = k; continue }
-                let ok = Hunspell_spell(h, words[i]) != 0
+                let ok = s.stems?.isPlainWord(words[i]) == true || Hunspell_spell(h, words[i]) != 0
                 s.known[keys[i]] = ok
                 out[i] = ok
             }

@@ -155,8 +155,9 @@ struct Suggester {
             }
         }
         // Nothing one edit away: two of the commonest slips (a letter doubled or undoubled, a vowel for
-        // a vowel, two letters swapped), e.g. "tommorow", "dissapoint". ASCII words up to 20 letters.
-        if found.isEmpty, lower.count <= 20, lower.allSatisfy({ $0 < 0x80 }) {
+        // a vowel, two letters swapped), e.g. "tommorow", "dissapoint". Lower-case ASCII words up to 20
+        // letters: a capitalised word nothing is one edit from is most often a name.
+        if found.isEmpty, !title, lower.count <= 20, lower.allSatisfy({ $0 < 0x80 }) {
             for c1 in Self.slips(lower) {
                 for c2 in Self.slips(c1) { consider(c2, cost: 4) }
             }
@@ -207,6 +208,11 @@ extension Suggester {
 /// test of whether a string could be a word, so that only likely candidates are asked of Hunspell.
 struct StemTable: Sendable {
     private var slots: [UInt64]
+    /// Case-sensitive hashes of the entries that are words by themselves (no flag that needs an affix,
+    /// a compound or forbids the word): a look-up there answers like `Hunspell_spell` without calling it.
+    private var exact: [UInt64]
+    /// The `.aff` allows the exact look-up (one-byte flags, no input conversion but ’ → ').
+    let exactUsable: Bool
     private let mask: Int
     private let shift: UInt64
     private(set) var count = 0
@@ -221,8 +227,34 @@ struct StemTable: Sendable {
     static let prefixes: [[UInt8]] = ["un", "re", "in", "im", "dis", "de", "con", "pro", "mis", "non", "over", "under",
                                      "out", "pre"].map { Array($0.utf8) }
 
+    /// The flags of `.aff` bytes that keep an entry from being a word by itself, or nil when the file
+    /// uses what the exact look-up does not model (long or numeric flags, input conversions).
+    static func specialFlags(aff: [UInt8]) -> Set<UInt8>? {
+        var out = Set<UInt8>()
+        for line in String(decoding: aff, as: UTF8.self).split(whereSeparator: \.isNewline) {
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let key = parts.first, parts.count >= 2 else { continue }
+            switch key {
+            case "FLAG", "IGNORE", "CHECKSHARPS", "FORCEUCASE":
+                return nil
+            case "ICONV":
+                // "ICONV 1" is the count; the only pair allowed is ’ → ', which the collector applies.
+                if parts.count >= 3 && !(parts[1] == "\u{2019}" && parts[2] == "'") { return nil }
+            case "ONLYINCOMPOUND", "NEEDAFFIX", "PSEUDOROOT", "FORBIDDENWORD", "KEEPCASE", "CIRCUMFIX", "SUBSTANDARD",
+                 "COMPOUNDFLAG", "COMPOUNDBEGIN", "COMPOUNDMIDDLE", "COMPOUNDLAST":
+                out.formUnion(parts[1].utf8)
+            case "COMPOUNDRULE":
+                if Int(parts[1]) == nil { out.formUnion(parts[1].utf8.filter { !"*?()".utf8.contains($0) }) }
+            default:
+                break
+            }
+        }
+        return out
+    }
+
     /// Parses `.dic` bytes: the first line is the entry count; each entry is `word[/flags][ fields]`.
-    init(dic bytes: [UInt8]) {
+    /// - Parameter aff: the `.aff` bytes (for the flags that keep an entry from being a word by itself).
+    init(dic bytes: [UInt8], aff: [UInt8] = []) {
         var lines = 0
         for b in bytes where b == 10 { lines += 1 }
         var size = 1024, bits: UInt64 = 10
@@ -230,6 +262,10 @@ struct StemTable: Sendable {
         slots = [UInt64](repeating: 0, count: size)
         mask = size - 1
         shift = 64 - bits
+        let special = aff.isEmpty ? nil : Self.specialFlags(aff: aff)
+        exactUsable = special != nil
+        exact = [UInt64](repeating: 0, count: special != nil ? size : 1)
+        let specialFlags = special ?? []
         bytes.withUnsafeBufferPointer { p in
             var i = 0
             let n = p.count
@@ -237,17 +273,29 @@ struct StemTable: Sendable {
             while i < n && p[i] != 10 { i += 1 }
             i += 1
             while i < n {
-                var h = WordHash.offset
+                var h = WordHash.offset, exactHash = WordHash.offset
                 var len = 0
                 while i < n {
                     var b = p[i]
                     if b == 47 || b == 10 || b == 9 || b == 32 || b == 13 { break }
                     if b == 92, i + 1 < n, p[i + 1] == 47 { i += 1; b = 47 }   // "\\/" is a slash in the word
                     h = WordHash.add(h, b >= 65 && b <= 90 ? b + 32 : b)
+                    exactHash = WordHash.add(exactHash, b)
                     len += 1
                     i += 1
                 }
-                if len > 0 { insert(WordHash.finish(h)) }
+                if len > 0 {
+                    insert(WordHash.finish(h))
+                    var plain = exactUsable
+                    if plain, i < n, p[i] == 47 {
+                        i += 1
+                        while i < n, p[i] != 10, p[i] != 9, p[i] != 32, p[i] != 13 {
+                            if specialFlags.contains(p[i]) { plain = false }
+                            i += 1
+                        }
+                    }
+                    if plain { insertExact(WordHash.finish(exactHash)) }
+                }
                 while i < n && p[i] != 10 { i += 1 }
                 i += 1
             }
@@ -265,6 +313,43 @@ struct StemTable: Sendable {
         }
         slots[j] = h
         count += 1
+    }
+
+    private mutating func insertExact(_ h: UInt64) {
+        var j = slot(h)
+        while exact[j] != 0 {
+            if exact[j] == h { return }
+            j = (j + 1) & mask
+        }
+        exact[j] = h
+    }
+
+    private func containsExact(_ h: UInt64) -> Bool {
+        var j = slot(h)
+        while true {
+            let s = exact[j]
+            if s == h { return true }
+            if s == 0 { return false }
+            j = (j + 1) & mask
+        }
+    }
+
+    /// Whether `word` (as written, ’ already ') is an entry of the dictionary that is a word by itself,
+    /// or, written with one capital first letter and no other ("The"), the lower-case form of such an
+    /// entry (Hunspell's rule). False means "ask Hunspell", not "wrong".
+    func isPlainWord(_ word: String) -> Bool {
+        guard exactUsable else { return false }
+        var h = WordHash.offset, lowered = WordHash.offset
+        var first = true, title = false
+        for b in word.utf8 {
+            h = WordHash.add(h, b)
+            let upper = b >= 65 && b <= 90
+            if first { title = upper } else if upper { title = false }
+            lowered = WordHash.add(lowered, upper ? b + 32 : b)
+            first = false
+        }
+        if containsExact(WordHash.finish(h)) { return true }
+        return title && containsExact(WordHash.finish(lowered))
     }
 
     func contains(_ h: UInt64) -> Bool {
