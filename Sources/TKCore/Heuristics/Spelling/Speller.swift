@@ -101,17 +101,19 @@ public final class Speller: Sendable {
     /// again. Returns how long until it would be idle enough, or nil when nothing is loaded any more.
     @discardableResult
     func releaseIfIdle() -> Duration? {
-        state.withLock { s -> Duration? in
-            guard let h = s.handle else { return nil }
-            let idle = now() - s.lastUse
-            if idle < Self.idleRelease { return Self.idleRelease - idle }
-            Hunspell_destroy(h)
-            s.handle = nil
-            s.known = [:]
-            s.stems = nil
-            Self.trimMemory()
-            return nil
-        }
+        state.withLock { s -> Duration? in releaseIfIdle(&s) }
+    }
+
+    private func releaseIfIdle(_ s: inout State) -> Duration? {
+        guard let h = s.handle else { return nil }
+        let idle = now() - s.lastUse
+        if idle < Self.idleRelease { return Self.idleRelease - idle }
+        Hunspell_destroy(h)
+        s.handle = nil
+        s.known = [:]
+        s.stems = nil
+        Self.trimMemory()
+        return nil
     }
 
     /// glibc keeps freed small blocks (a dictionary is ~100k of them) in its arenas: give the pages back.
@@ -123,12 +125,14 @@ public final class Speller: Sendable {
         DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(max(ns, 1_000_000))) {
             [weak self] in
             guard let self else { return }
-            let again = self.releaseIfIdle()
-            let reschedule: Bool = self.state.withLock { s in
+            // One lock for the check and the flag: a use between them would find a timer still
+            // marked as scheduled and start none, and the dictionary would stay loaded.
+            let again: Duration? = self.state.withLock { s -> Duration? in
+                let again = self.releaseIfIdle(&s)
                 s.releaseScheduled = again != nil
-                return again != nil
+                return again
             }
-            if reschedule, let again { self.scheduleRelease(after: again) }
+            if let again { self.scheduleRelease(after: again) }
         }
     }
 
