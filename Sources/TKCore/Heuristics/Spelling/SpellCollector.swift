@@ -12,9 +12,6 @@ struct SpellCollector {
         var occurrences: [(Int, Int)]
     }
 
-    /// Time per document for Hunspell suggestions.
-    static let suggestionBudget: Duration = .milliseconds(50)
-
     /// At most this many occurrences of one word are kept (and reported).
     static let maxOccurrences = 5
 
@@ -80,7 +77,7 @@ struct SpellCollector {
         texts.reserveCapacity(order.count)
         for w in entries {
             var text = doc.text(w.start..<w.end)
-            if text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
+            if text.utf8.contains(0xE2), text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
             texts.append(text)
         }
         let known = speller.check(texts, keys: order)
@@ -95,15 +92,12 @@ struct SpellCollector {
             return entries[a.entry].start < entries[b.entry].start
         }
         var out: [Hit] = []
-        // Hunspell's suggestions cost milliseconds per word; past a budget per document the remaining
-        // words are still reported, without replacements (the first always gets them).
-        let clock = ContinuousClock()
-        let started = clock.now
+        // Suggestions only for the words shown (after the names, the project dictionary and the cap);
+        // `Speller.suggestions` costs tens of microseconds a word and remembers each word's.
         for m in misses {
             guard out.count < cap else { break }
             let w = entries[m.entry]
-            let suggestions = out.isEmpty || clock.now - started < Self.suggestionBudget
-                ? speller.suggestions(m.text, limit: 3) : []
+            let suggestions = speller.suggestions(m.text, limit: 3)
             let message = Messages.spelling(m.text, count: w.count, language: speller.language, suggestions: suggestions)
             for (s, e) in w.occurrences {
                 guard out.count < cap else { break }
