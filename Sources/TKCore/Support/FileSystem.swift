@@ -78,11 +78,7 @@ public enum FileSystem {
         defer { closedir(d) }
         var out: [(PathBytes, FileStat.Kind?)] = []
         while let ent = readdir(d) {
-            let name: [UInt8] = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                let len = bytes.firstIndex(of: 0) ?? bytes.count
-                return Array(bytes[0..<len])
-            }
+            let name = direntName(ent)
             if name == [46] || name == [46, 46] { continue }
             let t: FileStat.Kind?
             switch Int32(ent.pointee.d_type) {
@@ -172,4 +168,15 @@ public enum FileSystem {
     public static func absolute(_ path: String, cwd: String = FileManager.default.currentDirectoryPath) -> PathBytes {
         PathBytes(QuickSearch.absolute(path, cwd: cwd, home: ProcessInfo.processInfo.environment["HOME"]))
     }
+}
+
+/// The name of a directory entry, read in place up to its NUL.
+///
+/// Never `ent.pointee.d_name`: that copies all 256 bytes of the declared array, but the kernel's
+/// record ends after the name (`d_reclen`), and a record at the end of `readdir`'s buffer then reads
+/// past the mapped memory (an intermittent SIGSEGV in the directory walk).
+func direntName(_ ent: UnsafeMutablePointer<dirent>) -> [UInt8] {
+    guard let offset = MemoryLayout<dirent>.offset(of: \dirent.d_name) else { return [] }
+    let name = UnsafeRawPointer(ent).advanced(by: offset).assumingMemoryBound(to: CChar.self)
+    return Array(UnsafeRawBufferPointer(start: name, count: strlen(name)))
 }

@@ -32,10 +32,7 @@ enum DirectoryListing {
                 if errno != 0 { throw InotifyDescriptor.Errno(rawValue: errno) }
                 break
             }
-            let name: [UInt8] = withUnsafeBytes(of: ent.pointee.d_name) { raw in
-                let len = raw.firstIndex(of: 0) ?? raw.count
-                return Array(raw[0..<len])
-            }
+            let name = direntName(ent)
             if name == [46] || name == [46, 46] || name.isEmpty { continue }
             let kind: FileStat.Kind?
             switch Int32(ent.pointee.d_type) {

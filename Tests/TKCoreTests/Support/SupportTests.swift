@@ -60,3 +60,30 @@ import Testing
         #expect(loaded.sources["model"] == .env)
     }
 }
+
+/// Directory entries are read in place up to their NUL (`direntName`): every name length from 1 to
+/// 255 bytes, UTF-8 and odd bytes included, comes back exactly, through both listings. (The old
+/// copy of the whole 256-byte `d_name` read past a short last record of `readdir`'s buffer: an
+/// intermittent SIGSEGV that `swift test --sanitize=address` reports as a heap overflow.)
+@Suite struct DirectoryEntryNameTests {
+    @Test func everyNameLengthComesBackExactly() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-dirent-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var want = Set<[UInt8]>()
+        for n in 1...255 {
+            var name = Array(String(repeating: "é", count: n / 2).utf8)
+            if n % 2 == 1 { name.append(n % 3 == 0 ? 0xFF : 0x61) }   // an invalid UTF-8 byte now and then
+            if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+            want.insert(name)
+            let path = PathBytes(dir.path).appending(PathBytes(name))
+            let fd = path.withCString { open($0, O_CREAT | O_WRONLY, 0o644) }
+            #expect(fd >= 0)
+            close(fd)
+        }
+        let listed = try FileSystem.list(PathBytes(dir.path)).map { $0.name.bytes }
+        #expect(Set(listed) == want && listed.count == want.count)
+        let entries = try DirectoryListing.entries(of: PathBytes(dir.path)).map(\.name.bytes)
+        #expect(Set(entries) == want && entries.count == want.count)
+    }
+}
