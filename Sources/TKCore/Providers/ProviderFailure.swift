@@ -74,7 +74,7 @@ struct ErrorBody: Equatable {
         func text(_ v: JSONValue?) -> String? {
             switch v {
             case .string(let s)?: return s
-            case .number(let n)?: return n.rounded() == n ? String(Int(n)) : String(n)
+            case .number(let n)?: return n.rounded() == n && abs(n) < 1e15 ? String(Int(n)) : String(n)
             default: return nil
             }
         }

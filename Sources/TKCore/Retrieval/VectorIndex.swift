@@ -9,6 +9,8 @@ public struct QuantizedVector: Sendable, Equatable {
     public init(values: [Int8], scale: Float) { self.values = values; self.scale = scale }
 
     public init(_ raw: [Float]) {
+        // A provider's vector is data from the network: a value out of range is no direction.
+        let raw = raw.map { $0.isFinite ? $0 : 0 }
         var norm: Float = 0
         for x in raw { norm += x * x }
         norm = norm.squareRoot()
@@ -16,7 +18,10 @@ public struct QuantizedVector: Sendable, Equatable {
         let maxAbs = unit.reduce(Float(0)) { max($0, abs($1)) }
         scale = maxAbs > 0 ? maxAbs / 127 : 1
         let s = scale
-        values = unit.map { Int8(clamping: Int(($0 / s).rounded())) }
+        values = unit.map { x in
+            let q = (x / s).rounded()
+            return q.isFinite ? Int8(clamping: Int(max(-127, min(127, q)))) : 0
+        }
     }
 
     /// The cosine similarity with another quantised unit vector (0 when the dimensions differ).

@@ -370,7 +370,8 @@ public enum ReplyParser {
         default: n = nil
         }
         guard let n, n.isFinite else { return 3 }
-        return min(5, max(1, Int(n.rounded())))
+        // Clamped before the conversion: a reply's "priority": 1e300 must not trap.
+        return Int(min(5, max(1, n.rounded())))
     }
 
     /// 0…1; missing → 0.5; a percentage (1 < x ≤ 100) is divided by 100.

@@ -86,6 +86,19 @@ import Testing
         for s in shapes { _ = ReplyParser.parseSuggestions(text: "", structured: s, truncated: false) }
     }
 
+    /// Numbers out of `Int`'s range in what a provider sends (found by the 100,000-case run: a
+    /// reply's priority of 1e300 trapped in the conversion): clamped, never a crash.
+    @Test func hugeNumbersFromTheNetworkAreClamped() {
+        #expect(ReplyParser.priority(.number(1e300)) == 5)
+        #expect(ReplyParser.priority(.number(-1e300)) == 1)
+        #expect(ReplyParser.priority(.string("9e99")) == 5)
+        #expect(ErrorBody.from(.object(["error": .object(["code": .number(1e300)])])).code == String(1e300))
+        let v = QuantizedVector([Float.infinity, 1, .nan, -Float.greatestFiniteMagnitude])
+        #expect(v.values.count == 4 && v.values.allSatisfy { abs(Int($0)) <= 127 })
+        _ = ReplyParser.parseSuggestions(text: #"[{"advisor_id":"editor","type":"fix","original_text":"a","suggested_text":"b","priority":1e300}]"#,
+                                         structured: nil, truncated: false)
+    }
+
     @Test func invalidUTF8Replies() {
         var rng = SplitMix(seed: 2)
         for _ in 0..<Self.cases {
