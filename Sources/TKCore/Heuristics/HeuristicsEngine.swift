@@ -436,6 +436,7 @@ private struct Run {
         var out: [Finding] = []
         out.reserveCapacity(sorted.count)
         var seen = Set<String>()
+        var positions = doc.lineIndex.cursor()
         for c in sorted {
             if !directives.isEmpty, directives.silences(offset: c.start, rule: c.rule, category: c.category.rawValue) {
                 continue
@@ -443,7 +444,7 @@ private struct Run {
             let key = "\(c.start):\(c.end):\(c.category.rawValue)"
             if !seen.insert(key).inserted { continue }
             let text = doc.text(c.start..<c.end)
-            let (line, column) = doc.lineIndex.position(ofByte: c.start)
+            let (line, column) = positions.position(ofByte: c.start)
             let id = "q-" + String(SHA256Digest.hex(Array("\(c.rule)\u{0}\(c.start)\u{0}\(text)".utf8)).prefix(12))
             out.append(Finding(id: id, rule: c.rule, category: c.category, severity: c.severity, message: c.message,
                                text: text, start: c.start, end: c.end, line: line, column: column,

@@ -12,6 +12,20 @@ private func prose(_ d: MarkdownDocument) -> [String] {
 }
 
 @Suite struct LineIndexTests {
+    /// The cursor gives what `position(ofByte:)` gives, for offsets in any order (it restarts the
+    /// line when an offset goes back), multi-byte characters and CRLF included.
+    @Test func cursorMatchesPositionLookups() {
+        let text = "ab\u{E9}c d\r\n\u{65E5}\u{672C} x\n\nlast line \u{1F600} end"
+        let index = LineIndex(Array(text.utf8))
+        var cursor = index.cursor()
+        var offsets = Array(0...text.utf8.count)
+        offsets += [3, 1, 9, 9, 40, 0, 17]
+        for o in offsets {
+            let a = cursor.position(ofByte: o), b = index.position(ofByte: o)
+            #expect(a.line == b.line && a.column == b.column, "offset \(o)")
+        }
+    }
+
     @Test func positions() {
         let bytes = Array("ab\ncé d\n\nx".utf8)
         let li = LineIndex(bytes)
