@@ -4,7 +4,7 @@ folders and odd files, and prints a table of trials and losses.
 
     python3 Tests/faults/run.py --quick          # what ./scripts/test runs (a few minutes)
     python3 Tests/faults/run.py --full           # what bench/faults runs (50 kills, …)
-    python3 Tests/faults/run.py --only kill-index --kills 3
+    python3 Tests/faults/run.py --only kill-index         # one scenario (quick sizes; with --full, full sizes)
 
 TK_AGENT_BIN names the binary (default .build/release/tk-agent). Exits 1 when any row has a loss.
 Full-disk and read-only rows need root (tmpfs mounts); they are skipped with the reason otherwise."""
