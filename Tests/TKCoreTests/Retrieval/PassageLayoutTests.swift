@@ -6,14 +6,7 @@ import Testing
 /// The passage index keeps no copy of the text (contentless FTS5, text once and compressed in
 /// `passage`), still forgets deleted passages, and v1 databases are migrated without re-embedding.
 @Suite struct PassageLayoutTests {
-    func indexed(_ path: String, _ body: String) -> IndexedDocument {
-        let doc = MarkdownDocument(bytes: Array(body.utf8), fileName: path)
-        return IndexedDocument(
-            relativePath: PathBytes(path),
-            stat: FileStat(kind: .regular, size: Int64(body.utf8.count), mtimeNs: 1, ctimeNs: 1, inode: 1, device: 1),
-            sha256: SHA256Digest.hex(Array(body.utf8)), words: doc.wordCount, title: doc.title, headings: doc.headings,
-            tags: [], body: doc.searchBody, passages: PassageSet(document: doc))
-    }
+    func indexed(_ path: String, _ body: String) -> IndexedDocument { .parsed(path, body) }
 
     func matches(_ db: AppDatabase, _ term: String) throws -> Int {
         try db.reader.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM passage_fts WHERE passage_fts MATCH ?", arguments: [term]) ?? 0 }

@@ -136,14 +136,7 @@ import Testing
 }
 
 @Suite struct PassageStoreTests {
-    func indexed(_ path: String, _ body: String) -> IndexedDocument {
-        let doc = MarkdownDocument(bytes: Array(body.utf8), fileName: path)
-        return IndexedDocument(
-            relativePath: PathBytes(path),
-            stat: FileStat(kind: .regular, size: Int64(body.utf8.count), mtimeNs: 1, ctimeNs: 1, inode: 1, device: 1),
-            sha256: SHA256Digest.hex(Array(body.utf8)), words: doc.wordCount, title: doc.title, headings: doc.headings,
-            tags: [], body: doc.searchBody, passages: PassageSet(document: doc))
-    }
+    func indexed(_ path: String, _ body: String) -> IndexedDocument { .parsed(path, body) }
 
     @Test func unchangedPassagesKeepTheirIdsAndDeletionsCascade() throws {
         let db = try AppDatabase.inMemory()
@@ -164,5 +157,17 @@ import Testing
         #expect(try retriever.retrieve("beta changed", scope: RetrievalScope(projectIDs: [pid]), limit: 5).first?.passage.id == after[1].id)
         try db.apply(projectID: pid, upserts: [], deletions: [PathBytes("x.md")])
         #expect(try retriever.retrieve("beta gamma alpha", scope: RetrievalScope(projectIDs: [pid]), limit: 5).isEmpty)
+    }
+}
+
+extension IndexedDocument {
+    /// A document as the indexer would store it, parsed from `body`, with its passages.
+    static func parsed(_ path: String, _ body: String) -> IndexedDocument {
+        let doc = MarkdownDocument(bytes: Array(body.utf8), fileName: path)
+        return IndexedDocument(
+            relativePath: PathBytes(path),
+            stat: FileStat(kind: .regular, size: Int64(body.utf8.count), mtimeNs: 1, ctimeNs: 1, inode: 1, device: 1),
+            sha256: SHA256Digest.hex(Array(body.utf8)), words: doc.wordCount, title: doc.title, headings: doc.headings,
+            tags: [], body: doc.searchBody, passages: PassageSet(document: doc))
     }
 }

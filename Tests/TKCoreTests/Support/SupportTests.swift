@@ -86,4 +86,24 @@ import Testing
         let entries = try DirectoryListing.entries(of: PathBytes(dir.path)).map(\.name.bytes)
         #expect(Set(entries) == want && entries.count == want.count)
     }
+
+    /// The crash itself, made deterministic: a short record whose name ends 4 bytes before an
+    /// unreadable page, as `readdir`'s last record can end before unmapped memory. Reading the
+    /// declared 256-byte `d_name` would fault here (the test process would die); `direntName` reads
+    /// only up to the NUL.
+    @Test func aShortLastRecordIsReadInPlace() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard let base = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), base != MAP_FAILED else {
+            Issue.record("mmap failed")
+            return
+        }
+        defer { munmap(base, 2 * page) }
+        #expect(mprotect(base + page, page, PROT_NONE) == 0)
+        let nameOffset = try #require(MemoryLayout<dirent>.offset(of: \dirent.d_name))
+        let record = base + page - nameOffset - 4
+        let name = record.advanced(by: nameOffset).assumingMemoryBound(to: UInt8.self)
+        for (i, b) in Array("abc".utf8).enumerated() { name[i] = b }
+        name[3] = 0
+        #expect(direntName(record.assumingMemoryBound(to: dirent.self)) == Array("abc".utf8))
+    }
 }
