@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Writes the passages of documents that have none for their current content: those of a bulk
 /// load (a first index or a big checkout leaves them for later, see `Indexer.sync`), of an index
@@ -9,6 +10,8 @@ import GRDB
 /// Runs after the agent's big scans (in the background), and before `ask --project` and
 /// `search --hybrid` answer.
 public enum PassageBackfill {
+    private static let running = Mutex(false)
+
     /// - Parameter batch: documents written per transaction (one FTS5 segment each).
     /// - Returns: how many documents got their passages.
     @discardableResult
@@ -16,6 +19,15 @@ public enum PassageBackfill {
     ///   (a command says so when it is many: the first question after a large index waits for them).
     public static func run(database: AppDatabase, limit: Int = 100_000, batch: Int = 256,
                            announce: (Int) -> Void = { _ in }) -> Int {
+        // One at a time in a process (the agent after a big scan, its embedding worker): a second
+        // would read and split the same documents again.
+        let started = running.withLock { busy -> Bool in
+            if busy { return false }
+            busy = true
+            return true
+        }
+        guard started else { return 0 }
+        defer { running.withLock { $0 = false } }
         // Deleted documents' passages leave the contentless index (see `PassageText`).
         try? database.forgetGonePassages()
         guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
