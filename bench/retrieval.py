@@ -117,6 +117,15 @@ MEDIUM_HELD = [
     ("paraphrased-held", "a growable list that keeps many values of one type next to each other in memory", "ch08-01-vectors.md", "Vec<T>"),
     ("paraphrased-held", "the difference between instructions that perform an action and ones that evaluate to a result", "ch03-03-how-functions-work.md", "expression"),
     ("paraphrased-held", "which readers the guide was written for", "ch00-00-introduction.md", "who this book is for"),
+    # Written at 04:30 UTC on the same files, with the passages' own words, before any run on them.
+    ("lexical-held", "building a multithreaded web server as the final project", "ch21-00-final-project-a-web-server.md", "web server"),
+    ("lexical-held", "using iterators to remove the clone in Config::build", "ch13-03-improving-our-io-project.md", "clone"),
+    ("lexical-held", "closures are anonymous functions that capture their environment", "ch13-01-closures.md", "closure"),
+    ("lexical-held", "a thread pool with a fixed number of worker threads", "ch21-02-multithreaded.md", "thread pool"),
+    ("lexical-held", "waiting for all threads to finish using join handles", "ch16-01-threads.md", "join"),
+    ("lexical-held", "storing lists of values with vectors and the vec! macro", "ch08-01-vectors.md", "Vec<T>"),
+    ("lexical-held", "statements and expressions in function bodies", "ch03-03-how-functions-work.md", "expression"),
+    ("lexical-held", "who this book is for and how to use this book", "ch00-00-introduction.md", "who this book is for"),
 ]
 PROSE_HELD = [
     ("paraphrased-held", "days of bad weather keep the younger girls indoors before the big dance", "scene-045.md", "succession of rain"),
@@ -127,6 +136,14 @@ PROSE_HELD = [
     ("paraphrased-held", "she tells the charming officer that his rival has not changed at heart", "scene-120.md", "In essentials"),
     ("paraphrased-held", "the housekeeper praises her master as the kindest boy she ever knew", "scene-126.md", "sweetest-tempered"),
     ("paraphrased-held", "the pompous cousin loses at cards and says his patroness makes the money unimportant", "scene-042.md", "five shillings"),
+    ("lexical-held", "such a succession of rain as prevented their walking to Meryton", "scene-045.md", "succession of rain"),
+    ("lexical-held", "Mrs. Bennet says it was in The Times and The Courier", "scene-173.md", "The Times"),
+    ("lexical-held", "Mary had neither genius nor taste and a pedantic air", "scene-012.md", "pedantic air"),
+    ("lexical-held", "a young man of most gentlemanlike appearance walking with another officer", "scene-036.md", "gentlemanlike appearance"),
+    ("lexical-held", "Wickham has not sixpence of his own", "scene-156.md", "not sixpence of his own"),
+    ("lexical-held", "in essentials, I believe, he is very much what he ever was", "scene-120.md", "In essentials"),
+    ("lexical-held", "the sweetest-tempered, most generous-hearted boy in the world", "scene-126.md", "sweetest-tempered"),
+    ("lexical-held", "Mr. Collins lost every point at whist but five shillings is no object", "scene-042.md", "five shillings"),
 ]
 
 def unpack(name):
