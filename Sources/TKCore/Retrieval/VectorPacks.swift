@@ -122,6 +122,12 @@ public enum VectorPacks {
         var scores: [Float] = []
         guard dim > 0 else { return ([], [], 0) }
         var unpacked = Set<Int64>()
+        // Room for every packed vector at once (growing by each pack's count would copy the arrays
+        // once per pack).
+        let total = try Int.fetchOne(db.cachedStatement(sql: "SELECT sum(count) FROM vector_pack WHERE model = ? AND dim = ?"),
+                                     arguments: [model, dim]) ?? 0
+        keys.reserveCapacity(total + 64)
+        scores.reserveCapacity(total + 64)
         try query.values.withUnsafeBufferPointer { q in
             // The digests written since the last packing, from `passage_vector` as they are now (none:
             // deleted). Their packed entries, if any, are out of date.
@@ -154,8 +160,6 @@ public enum VectorPacks {
                             d.withUnsafeBytes { d in s.withUnsafeBytes { s in v.withUnsafeBytes { v in
                                 // A damaged pack is passed over here and rebuilt by the next packing.
                                 guard let pack = PackView(count: count, dim: dim, digests: d, scales: s, vectors: v) else { return }
-                                keys.reserveCapacity(keys.count + count)
-                                scores.reserveCapacity(scores.count + count)
                                 for i in 0..<count {
                                     let key = pack.digest(i)
                                     if !unpacked.isEmpty, unpacked.contains(key) { continue }
