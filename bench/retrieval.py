@@ -3,7 +3,12 @@
 and peak memory of embedding the medium corpus through the local test server (wordllama), and
 `ask --sources` latency on the large corpus.
 
-    TK_AGENT_BIN=.build/release/tk-agent python3 bench/retrieval.py [--skip-large]
+    TK_AGENT_BIN=.build/release/tk-agent python3 bench/retrieval.py [--skip-large] [--baseline BIN]
+    TK_AGENT_BIN=... python3 bench/retrieval.py --latency-only --data DIR --baseline /path/to/main/tk-agent
+
+`--baseline` times a second binary (main's release build) against this one on the large corpus,
+runs alternating, each on its own copy of the database; `--latency-only` does only that, on the
+data folder an earlier `--data DIR` run left (DIR/large).
 
 The questions were written by reading the passages: `lexical` ones use the passage's own words,
 `paraphrased` ones avoid them. A question is answered when one of the 5 sources is in a file whose
@@ -176,9 +181,9 @@ class Env:
             cfg.write_text(json.dumps({"embeddings": emb, "review": {"auto": False},
                                        "notifications": {"enabled": False}, "watch": {"settle_ms": 50}}))
 
-    def run(self, mode, *args, check=True):
+    def run(self, mode, *args, check=True, binary=None):
         e = dict(self.env, XDG_CONFIG_HOME=str(self.root / mode))
-        r = subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, env=e)
+        r = subprocess.run([binary or BIN, *map(str, args)], capture_output=True, text=True, env=e)
         if check and r.returncode:
             raise SystemExit(f"tk-agent {' '.join(map(str, args))}: {r.stderr}")
         return r
@@ -262,25 +267,57 @@ def recall(env, project, questions, mode):
     return {k: (sum(v), len(v)) for k, v in out.items()}
 
 
+def ask_once(env, project, mode, question, binary=None):
+    """One `ask --sources --json --verbose`: (wall ms, wall minus the embedding call, retrieval ms, CPU ms, embedding ms)."""
+    t = time.perf_counter()
+    before = os.times()
+    r = env.run(mode, "ask", question, "--project", project, "--sources", "--json", "--verbose", binary=binary)
+    after = os.times()
+    wall = (time.perf_counter() - t) * 1000
+    cpu = ((after.children_user - before.children_user) + (after.children_system - before.children_system)) * 1000
+    emb = search = 0.0
+    for line in r.stderr.splitlines():
+        if line.startswith("retrieval:"):
+            parts = line.split()
+            search, emb = float(parts[1]), float(parts[4])
+    return wall, wall - emb, search, cpu, emb
+
+
 def latency(env, project, mode, question, n=9):
-    walls, own, cpus = [], [], []
-    for _ in range(n):
-        t = time.perf_counter()
-        before = os.times()
-        r = env.run(mode, "ask", question, "--project", project, "--sources", "--json", "--verbose")
-        after = os.times()
-        wall = (time.perf_counter() - t) * 1000
-        cpus.append(((after.children_user - before.children_user) + (after.children_system - before.children_system)) * 1000)
-        emb = 0.0
-        search = 0.0
-        for line in r.stderr.splitlines():
-            if line.startswith("retrieval:"):
-                parts = line.split()
-                search, emb = float(parts[1]), float(parts[4])
-        walls.append(wall)
-        own.append((wall - emb, search))
-    latency.cpu = statistics.median(cpus)
-    return statistics.median(walls), statistics.median(o[0] for o in own), statistics.median(o[1] for o in own)
+    runs = [ask_once(env, project, mode, question) for _ in range(n)]
+    latency.cpu = statistics.median(r[3] for r in runs)
+    return tuple(statistics.median(r[i] for r in runs) for i in range(3))
+
+
+LATENCY_QUESTIONS = ("how do I register a window class", "what happens to the clipboard when the owner window closes")
+
+
+def latency_table(env, baseline_env, project, baseline_bin, n=9):
+    """`ask --sources` on the large corpus, this binary against a baseline binary in the same minutes
+    (runs alternate), each on its own copy of the database (a binary's own state, such as whether
+    the `-wal` file is kept, must not change the other's figures). Medians of n per question."""
+    load = [os.getloadavg()[0]]
+    rows = []
+    for mode in ("keyword", "hybrid"):
+        for q in LATENCY_QUESTIONS:
+            ours, base = [], []
+            # One run each first (not counted): the page cache holds both copies from then on.
+            ask_once(env, project, mode, q)
+            ask_once(baseline_env, project, mode, q, binary=baseline_bin)
+            for _ in range(n):
+                ours.append(ask_once(env, project, mode, q))
+                base.append(ask_once(baseline_env, project, mode, q, binary=baseline_bin))
+            for name, runs in (("this", ours), ("baseline", base)):
+                rows.append((mode, q, name) + tuple(statistics.median(r[i] for r in runs) for i in range(5)))
+            load.append(os.getloadavg()[0])
+    print(f"\n`ask --sources --json` on large: this binary ({BIN}) against the baseline ({baseline_bin}), "
+          f"runs alternating, medians of {n}; load average (1 min) {min(load):.1f}–{max(load):.1f}\n")
+    print("| mode | question | binary | whole process wall | without the embedding call | `retrieval:` (search) "
+          "| CPU (user + sys) | embedding call |\n|---|---|---|---|---|---|---|---|")
+    for mode, q, name, wall, own, search, cpu, emb in rows:
+        print(f"| {mode} | {q} | {name} | {wall:.0f} ms | {own:.0f} ms | {search:.1f} ms | {cpu:.0f} ms | "
+              f"{emb:.1f} ms |" if mode == "hybrid" else
+              f"| {mode} | {q} | {name} | {wall:.0f} ms | {own:.0f} ms | {search:.1f} ms | {cpu:.0f} ms | — |")
 
 
 def medium_part(env, log, medium, prose, quick):
@@ -317,7 +354,32 @@ def recall_part(env, medium, prose):
         print(f"| all | {kind} ({k[1]}) | {k[0]}/{k[1]} ({k[0] / k[1]:.2f}) | {h[0]}/{h[1]} ({h[0] / h[1]:.2f}) |")
 
 
-def large_part(root, url):
+def baseline_copy(root, url):
+    """The large corpus's data folder copied for the baseline binary (once)."""
+    src, dest = pathlib.Path(root) / "large", pathlib.Path(root) / "large-baseline"
+    if not (dest / "data" / "index.sqlite").exists():
+        subprocess.run(["rm", "-rf", str(dest)], check=True)
+        subprocess.run(["cp", "-a", str(src), str(dest)], check=True)
+    return Env(dest, url)
+
+
+def large_latency_only(root, url, baseline_bin):
+    """Latency only, on a data folder an earlier run left (`--data`): nothing indexed or embedded."""
+    large = unpack("large")
+    env2 = Env(pathlib.Path(root) / "large", url)
+    if not (pathlib.Path(env2.env["TK_DATA_DIR"]) / "index.sqlite").exists():
+        sys.exit(f"{root}/large holds no database: run once without --latency-only first")
+    if baseline_bin:
+        latency_table(env2, baseline_copy(root, url), large, baseline_bin)
+    else:
+        for mode in ("keyword", "hybrid"):
+            for q in LATENCY_QUESTIONS:
+                wall, own, search = latency(env2, large, mode, q)
+                print(f"ask --sources on large ({mode}, \"{q}\"): {wall:.0f} ms wall, {own:.0f} ms without the "
+                      f"embedding call, {search:.1f} ms retrieval, {latency.cpu:.0f} ms CPU (medians of 9)")
+
+
+def large_part(root, url, baseline_bin=None):
     large = unpack("large")
     env2 = Env(pathlib.Path(root) / "large", url)
     t = time.time()
@@ -327,8 +389,10 @@ def large_part(root, url):
           f"database {db.stat().st_size / 1e6:.0f} MB")
     emb_s, peak_mb, n = embed_corpus(env2, [large])
     print(f"agent embedding large: all {n} passages embedded {emb_s:.1f} s after start, agent peak RSS {peak_mb:.0f} MB")
+    if baseline_bin:
+        latency_table(env2, baseline_copy(root, url), large, baseline_bin)
     for mode in ("keyword", "hybrid"):
-        for q in ("how do I register a window class", "what happens to the clipboard when the owner window closes"):
+        for q in LATENCY_QUESTIONS:
             wall, own, search = latency(env2, large, mode, q)
             print(f"ask --sources on large ({mode}, \"{q}\"): {wall:.0f} ms wall, "
                   f"{own:.0f} ms without the embedding call, {search:.1f} ms retrieval, "
@@ -351,7 +415,20 @@ def main():
     ap.add_argument("--embed-model", choices=("wordllama", "minilm"), default="wordllama",
                     help="the test server's model: wordllama (static word vectors, CI's) or minilm "
                          "(all-MiniLM-L6-v2, a sentence model in numpy: slow, a benchmark row)")
+    ap.add_argument("--latency-only", action="store_true",
+                    help="only `ask --sources` on large (needs --data of an earlier run that embedded it)")
+    ap.add_argument("--baseline", default=os.environ.get("TK_BASELINE_BIN"),
+                    help="a second tk-agent (e.g. main's release build) timed against this one on large")
     a = ap.parse_args()
+    if a.latency_only:
+        if not a.data:
+            sys.exit("--latency-only needs --data DIR of an earlier run")
+        server, url = embed_server(pathlib.Path(a.data) / "embed-latency.jsonl")
+        try:
+            large_latency_only(a.data, url, a.baseline)
+        finally:
+            server.terminate()
+        return
     medium, prose = unpack("medium"), unpack("prose") / "folder200"
     if a.quick:
         medium = medium / "rust-book" / "src"
@@ -372,7 +449,7 @@ def main():
                     print(f"\nask --sources on medium (hybrid): {wall:.0f} ms wall, {own:.0f} ms without the embedding "
                           f"call, {search:.1f} ms retrieval")
             if not a.skip_large and not a.recall_only:
-                large_part(root, url)
+                large_part(root, url, a.baseline)
         finally:
             server.terminate()
 

@@ -13,6 +13,9 @@ public struct RetrievalOutcome: Sendable {
     /// Milliseconds spent waiting for the question's embedding, and in retrieval itself.
     public var embedMs: Double = 0
     public var retrieveMs: Double = 0
+    /// Milliseconds spent finding the embedding provider (Ollama's `/api/tags`) and checking the
+    /// stored vectors, before the question's embedding was asked for.
+    public var providerMs: Double = 0
 }
 
 public enum AskRetrieval {
@@ -23,15 +26,23 @@ public enum AskRetrieval {
     public static func retrieve(_ question: String, database: AppDatabase, configuration: Configuration,
                                 scope: RetrievalScope, limit: Int, mode: Mode = .hybrid,
                                 allowRemote: Bool = true,
-                                environment: [String: String] = ProcessInfo.processInfo.environment) async throws -> RetrievalOutcome {
+                                environment: [String: String] = ProcessInfo.processInfo.environment,
+                                provider: Task<EmbeddingClientFactory.Outcome, Never>? = nil) async throws -> RetrievalOutcome {
         let retriever = HybridRetriever(database: database)
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        var providerMs = 0.0
         var reason: String?
         var query: QuantizedVector?
         var tokens = 0
         var client: EmbeddingClient?
         var embedMs = 0.0
         if mode != .keyword {
-            switch await EmbeddingClientFactory.make(configuration: configuration, environment: environment) {
+            // A caller may have started looking for the provider already (it waits on the network).
+            let found = if let provider { await provider.value } else {
+                await EmbeddingClientFactory.make(configuration: configuration, environment: environment)
+            }
+            defer { if providerMs == 0 { providerMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 } }
+            switch found {
             case .none(let why):
                 reason = why
             case .client(let c):
@@ -41,6 +52,13 @@ public enum AskRetrieval {
                 } else if try !database.hasVectors(model: c.modelID) {
                     reason = "no passage is embedded with \(c.modelID) yet (the agent embeds them in the background)"
                 } else {
+                    // Many vectors not in packs yet (a database from before packs, or written while no
+                    // agent ran): packed once now, when this process can write, instead of read one
+                    // row each on every question.
+                    if (try? database.unpackedVectorCount(model: c.modelID)) ?? 0 >= VectorPacks.askThreshold {
+                        _ = try? database.packVectors(model: c.modelID)
+                    }
+                    providerMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
                     do {
                         let t0 = DispatchTime.now().uptimeNanoseconds
                         defer { embedMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 }
@@ -66,7 +84,8 @@ public enum AskRetrieval {
         passages.sort { $0.score > $1.score }
         let retrieveMs = Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6
         return RetrievalOutcome(passages: passages, keywordOnlyReason: query == nil ? reason : nil,
-                                queryTokens: tokens, client: query == nil ? nil : client, embedMs: embedMs, retrieveMs: retrieveMs)
+                                queryTokens: tokens, client: query == nil ? nil : client, embedMs: embedMs, retrieveMs: retrieveMs,
+                                providerMs: providerMs)
     }
 
     /// The system prompt of `ask --project` (byte-stable, so that providers can cache it).

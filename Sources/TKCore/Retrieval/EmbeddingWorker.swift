@@ -144,6 +144,7 @@ public actor EmbeddingWorker: AgentExtension {
                                 embedded: progress.embedded, pending: allowed.count, withheld: withheld)
         set(s)
         var start = 0
+        var sincePacked = 0
         let ledger = UsageLedger(database: database)
         while start < allowed.count {
             if Task.isCancelled { return }
@@ -163,6 +164,12 @@ public actor EmbeddingWorker: AgentExtension {
             }
             let (vectors, tokens) = try await client.embed(items.map(\.1), purpose: .document)
             try database.storeVectors(model: model, zip(items, vectors).map { ($0.0, QuantizedVector($1)) })
+            // Questions read packed vectors (`VectorPacks`); a long run packs as it goes.
+            sincePacked += items.count
+            if sincePacked >= VectorPacks.workerThreshold {
+                _ = try? database.packVectors(model: model)
+                sincePacked = 0
+            }
             let cost = Double(tokens) * client.usdPerMillionTokens / 1e6
             try? ledger.record(provider: client.provider, model: client.model, usage: LLMUsage(inputTokens: tokens),
                                costUsd: cost, kind: .embedding, local: !client.isRemote)
@@ -173,6 +180,9 @@ public actor EmbeddingWorker: AgentExtension {
             set(s)
         }
         if !allowed.isEmpty { try? database.pruneVectors() }
+        // What this run stored or pruned, or what a database from before packs holds, goes into
+        // packs (nothing to do most times: one look at an empty list).
+        _ = try? database.packVectors()
     }
 }
 

@@ -122,35 +122,19 @@ public struct HybridRetriever: Sendable {
 
     /// The vector list: passage ids by cosine similarity with the question, within the scope.
     ///
-    /// Every stored vector of the model is scored as it is read (int8 dot products, no copy); then
-    /// passages are looked up by digest, best first, until `candidates` of them are in the scope.
+    /// Every stored vector of the model is scored as it is read (int8 dot products over the packs
+    /// in place, see `VectorPacks`); then passages are looked up by digest, best first (equal
+    /// scores by digest), until `candidates` of them are in the scope. A digest no passage has any
+    /// more (a stale entry) resolves to nothing and is passed over.
     func semantic(_ query: QuantizedVector, model: String, scope: RetrievalScope) throws -> [Candidate] {
         guard !scope.projectIDs.isEmpty else { return [] }
-        let dim = query.values.count
         let inScope = Set(scope.projectIDs)
         return try database.reader.read { db in
             // Through SQLite's memory map: copying the vectors out of the page cache page by page
             // (`pread`) was most of the vector side's time on the large corpus. A connection that
             // cannot map keeps reading as before.
             try? db.execute(sql: "PRAGMA mmap_size = \(Self.vectorMapBytes)")
-            var keys: [Int64] = []
-            var scores: [Float] = []
-            let vrows = try Row.fetchCursor(db.cachedStatement(sql: """
-                SELECT digest, scale, vector FROM passage_vector WHERE model = ? AND dim = ?
-                """), arguments: [model, dim])
-            try query.values.withUnsafeBufferPointer { q in
-                while let row = try vrows.next() {
-                    let key: Int64 = row[0]
-                    let scale = Float(row[1] as Double)
-                    let score: Float? = try row.withUnsafeData(atIndex: 2) { data in
-                        guard let data, data.count == dim else { return nil }
-                        return data.withUnsafeBytes { raw in
-                            Float(VectorMath.dot(q, raw.bindMemory(to: Int8.self))) * scale * query.scale
-                        }
-                    }
-                    if let score { keys.append(key); scores.append(score) }
-                }
-            }
+            let (keys, scores, _) = try VectorPacks.scores(db, model: model, query: query)
             guard !keys.isEmpty else { return [] }
             let byDigest = try db.cachedStatement(sql: """
                 SELECT p.id, p.document_id, p.start_line, p.end_line, d.project_id FROM passage p
@@ -162,7 +146,7 @@ public struct HybridRetriever: Sendable {
             var out: [Candidate] = []
             for depth in [candidates * 8, keys.count] {
                 out = []
-                for i in VectorMath.bestFirst(scores, first: depth) {
+                for i in VectorMath.bestFirst(scores, keys: keys, first: depth) {
                     let rows = try Row.fetchCursor(byDigest, arguments: [keys[i]])
                     while let row = try rows.next(), out.count < candidates {
                         guard inScope.contains(row[4]) else { continue }

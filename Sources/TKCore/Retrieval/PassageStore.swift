@@ -98,6 +98,9 @@ extension AppDatabase {
 
     /// Takes deleted documents' passages out of the full-text index (also done before every write).
     public func forgetGonePassages() throws {
+        // Asked first without the write lock: nearly always there is nothing to do (every question
+        // calls this, and waiting for the agent's write lock would hold the answer back).
+        guard try writer.read({ try Bool.fetchOne($0, sql: "SELECT EXISTS (SELECT 1 FROM passage_gone)") ?? false }) else { return }
         try writer.write { db in try Self.forgetGonePassages(db) }
     }
 
@@ -114,10 +117,13 @@ extension AppDatabase {
     /// Documents whose passages were never written (indexed before this version): (project root, path, sha).
     public func documentsWithoutPassages(limit: Int = 1000) throws -> [(projectID: Int64, root: PathBytes, path: PathBytes, sha256: String)] {
         try writer.read { db in
+            // The ids through the covering index `document_passage_check`, then those few rows.
             try Row.fetchAll(db, sql: """
                 SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
-                LEFT JOIN document_retrieval r ON r.document_id = d.id
-                WHERE r.document_id IS NULL OR r.sha256 != d.sha256 LIMIT ?
+                WHERE d.id IN (
+                    SELECT c.id FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id
+                    WHERE r.document_id IS NULL OR r.sha256 != c.sha256 LIMIT ?)
+                ORDER BY d.id
                 """, arguments: [limit]).map { row in
                 (row["project_id"], PathBytes(Array(row["root"] as Data)), PathBytes(Array(row["path"] as Data)), row["sha256"])
             }

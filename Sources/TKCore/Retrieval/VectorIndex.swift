@@ -92,11 +92,16 @@ enum VectorMath {
         return sum
     }
 
-    /// The indices of the `m` highest scores, best first (ties by index); all of them when `m`
-    /// is at least the count. Linear in the count: candidates are gathered in a buffer of 2m that
-    /// is cut back to the best m whenever it fills, which also raises the bar for the rest.
-    static func bestFirst(_ scores: [Float], first m: Int) -> [Int] {
-        func better(_ a: Int, _ b: Int) -> Bool { scores[a] != scores[b] ? scores[a] > scores[b] : a < b }
+    /// The indices of the `m` highest scores, best first (ties by `keys` when given, else by
+    /// index: the order then does not depend on the order the vectors were stored in); all of them
+    /// when `m` is at least the count. Linear in the count: candidates are gathered in a buffer of
+    /// 2m that is cut back to the best m whenever it fills, which also raises the bar for the rest.
+    static func bestFirst(_ scores: [Float], keys: [Int64]? = nil, first m: Int) -> [Int] {
+        func better(_ a: Int, _ b: Int) -> Bool {
+            if scores[a] != scores[b] { return scores[a] > scores[b] }
+            if let keys { return keys[a] != keys[b] ? keys[a] < keys[b] : a < b }
+            return a < b
+        }
         if m >= scores.count { return scores.indices.sorted(by: better) }
         guard m > 0 else { return [] }
         var buf: [Int] = []

@@ -33,6 +33,7 @@ public struct AppDatabase: Sendable {
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA foreign_keys = ON")
+            keepWriteAheadLog(db)
         }
         // The agent and a CLI command (`status` polling while the agent starts on a new data folder)
         // may open the database at the same moment. Switching a new file to WAL needs an exclusive
@@ -79,6 +80,7 @@ public struct AppDatabase: Sendable {
         registerStateMigrations(&m)
         registerRetrievalMigrations(&m)
         registerProgressMigrations(&m)
+        registerVectorBlockMigrations(&m)
         return m
     }
 }

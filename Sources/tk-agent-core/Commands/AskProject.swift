@@ -49,7 +49,9 @@ struct AskProjectOptions: ParsableArguments {
     }
 
     func run(question: String, output: WritingOutputOptions, llm: LLMOptions) async throws {
+        var clock = PhaseClock()
         let db = try openDatabase()
+        clock.mark("database")
         let known = try db.projects()
         var chosen: [(id: Int64, root: PathBytes)] = []
         if let project {
@@ -64,9 +66,16 @@ struct AskProjectOptions: ParsableArguments {
             chosen = known
             if chosen.isEmpty { throw CLIError("no project is indexed; run `tk-agent index PATH` first") }
         }
+        let loaded = llm.loadConfiguration(project: chosen.count == 1 ? chosen[0].root : nil)
+        let config = loaded.config
+        clock.mark("configuration")
+        // The embedding provider is looked for (Ollama: one request) while the database is checked.
+        let environment = ProcessInfo.processInfo.environment
+        let provider = Task { await EmbeddingClientFactory.make(configuration: config, environment: environment) }
         // Documents without passages (a large first index leaves them for later; the running agent
         // writes them after its scan) get them now.
         PassageBackfill.run(database: db, announce: PassageBackfill.announceOnStderr)
+        clock.mark("passages check")
         var scope = RetrievalScope(projectIDs: chosen.map(\.id))
         if until != nil || from != nil, let one = chosen.first {
             let retriever = HybridRetriever(database: db)
@@ -75,20 +84,26 @@ struct AskProjectOptions: ParsableArguments {
             if let until { scope.until = try resolvePoint(until, flag: "--until", root: one.root, byPath: byPath) }
             if let from { scope.from = try resolvePoint(from, flag: "--from", root: one.root, byPath: byPath) }
         }
-        let loaded = llm.loadConfiguration(project: chosen.count == 1 ? chosen[0].root : nil)
-        let config = loaded.config
         let outcome = try await AskRetrieval.retrieve(question, database: db, configuration: config, scope: scope,
-                                                      limit: passageLimit, allowRemote: !sources)
+                                                      limit: passageLimit, allowRemote: !sources, environment: environment,
+                                                      provider: provider)
+        clock.mark("retrieval", minus: outcome.embedMs)
         if let why = outcome.keywordOnlyReason { printError("note: keyword-only retrieval: \(why)") }
         if llm.verbose {
             printError(String(format: "retrieval: %.1f ms searching, %.1f ms waiting for the question's embedding",
                               outcome.retrieveMs, outcome.embedMs))
         }
         recordQueryEmbedding(outcome, db: db)
+        clock.mark("usage")
         var passages = outcome.passages
 
         if sources {
             emit(question: question, answer: nil, passages: passages, filter: nil, usage: nil, output: output)
+            clock.mark("output")
+            if llm.verbose {
+                printError("timings: " + clock.summary + String(format: " (provider lookup and vector check %.1f ms of "
+                           + "retrieval; the embedding call, %.1f ms, left out)", outcome.providerMs, outcome.embedMs))
+            }
             return
         }
         let user: String
@@ -208,6 +223,45 @@ struct AskProjectOptions: ParsableArguments {
             for l in lines.prefix(6) { writeOut("    " + l + "\n") }
             if lines.count > 6 { writeOut(style.dim("    …") + "\n") }
         }
+    }
+}
+
+/// Milliseconds between the marks of a command's phases (`--verbose`), from the process's start.
+struct PhaseClock {
+    var last = DispatchTime.now().uptimeNanoseconds
+    var phases: [(String, Double)] = []
+
+    init() {
+        // The first phase runs from the process's start (its start time in `/proc/self/stat`, in
+        // clock ticks: ±10 ms), through both executables' loading, to the command's first line.
+        if let start = Self.processStartNanoseconds() {
+            phases.append(("start", Double(last &- min(last, start)) / 1e6))
+        }
+    }
+
+    /// Ends a phase; `minus` is time within it spent waiting on something else (the embedding call).
+    mutating func mark(_ name: String, minus: Double = 0) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        phases.append((name, max(0, Double(now - last) / 1e6 - minus)))
+        last = now
+    }
+
+    var summary: String {
+        let total = phases.reduce(0) { $0 + $1.1 }
+        return phases.map { "\($0.0) " + String(format: "%.1f ms", $0.1) }.joined(separator: ", ")
+            + String(format: "; %.1f ms in all", total)
+    }
+
+    /// When this process started, on the clock of `DispatchTime` (CLOCK_MONOTONIC, which counts
+    /// from boot like the start time field of `/proc/self/stat`, in clock ticks).
+    static func processStartNanoseconds() -> UInt64? {
+        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // Field 22 of the whole line is the 20th after the command name.
+        guard fields.count > 19, let ticks = UInt64(fields[19]) else { return nil }
+        let hz = UInt64(max(1, sysconf(Int32(_SC_CLK_TCK))))
+        return ticks * (1_000_000_000 / hz)
     }
 }
 
