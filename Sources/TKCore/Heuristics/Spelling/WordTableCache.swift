@@ -137,8 +137,9 @@ enum WordTableCache {
         guard sum == words[n - 1] else { return nil }
         var i = 3
         let end = n - 1
-        func count() -> Int? {
-            guard i < end, words[i] <= UInt64(end - i - 1) else { return nil }
+        /// A section's length (in words, or in bytes with `perWord` 8) that fits before the checksum.
+        func count(perWord: UInt64 = 1) -> Int? {
+            guard i < end, words[i] <= UInt64(end - i - 1) * perWord else { return nil }
             defer { i += 1 }
             return Int(words[i])
         }
@@ -148,7 +149,7 @@ enum WordTableCache {
             return Array(words[i..<(i + c)])
         }
         func bytes() -> [UInt8]? {
-            guard let c = count() else { return nil }
+            guard let c = count(perWord: 8) else { return nil }
             let w = (c + 7) / 8
             guard i + w <= end else { return nil }
             var out: [UInt8] = []
