@@ -4,10 +4,11 @@ struct HashSlots: Sendable, Equatable {
     private let shift: UInt64
     private let mask: Int
 
-    /// A set of `hashes`, at most half full.
-    init<C: Collection>(_ hashes: C) where C.Element == UInt64 {
+    /// A set of `hashes`, at most three quarters full (linear probing stays within a cache line or two;
+    /// the cache file, read by every process, stays small: en_US's 167k forms take 2 MB).
+    init<C: Collection>(_ hashes: C, minimumSize: Int = 16) where C.Element == UInt64 {
         var size = 16, bits: UInt64 = 4
-        while size < hashes.count * 2 { size <<= 1; bits += 1 }
+        while size < minimumSize || size * 3 < hashes.count * 4 { size <<= 1; bits += 1 }
         slots = [UInt64](repeating: 0, count: size)
         shift = 64 - bits
         mask = size - 1
@@ -159,7 +160,13 @@ struct WordTable: Sendable {
         if Self.isNumber(w) { return 1 }
         let word = Array(w)
         if let hit = checkCase(word, dots: dots) { return hit }
-        return breakAtHyphens(word, depth: depth)
+        // Hunspell breaks the word as its case branch left it: ALL CAPS as Capitalised lower case
+        // ("RFC-0736" → "Rfc" + "0736"), other words with one of their trailing dots back.
+        switch Self.capType(w) {
+        case .all: return breakAtHyphens(Self.initialCapital(Self.lowered(w)), depth: depth)
+        case .initial: return breakAtHyphens(word, depth: depth)
+        default: return breakAtHyphens(dots > 0 ? word + ["."] : word, depth: depth)
+        }
     }
 
     /// Hunspell's number rule: digits with single `.`, `,` or `-` between them.
@@ -377,6 +384,12 @@ extension WordTable {
         }
     }
 
+    /// The stems in a table sized like `HashSlots` (the same slot function), to keep the cache small.
+    static func packedStems(_ t: StemTable) -> StemTable {
+        let packed = HashSlots(t.stemSlots.filter { $0 != 0 }, minimumSize: 1024)
+        return StemTable(slots: packed.slots, count: t.count) ?? t
+    }
+
     /// The table of a dictionary: every entry expanded (with Hunspell's hidden capitalised entries for
     /// mixed-case and affixed ALL-CAPS words), the stems, the compound parts.
     static func build(rules: AffixRules, dic: [UInt8]) -> WordTable {
@@ -386,7 +399,12 @@ extension WordTable {
         var upcase = Set<UInt64>()
         var parts: [String: [UInt8]] = [:]
         let compoundFlags = rules.compoundFlags
-        for e in entries(dic: dic) {
+        let all = entries(dic: dic)
+        // Hunspell keeps a hidden capitalised entry only when no real entry is spelt the same ("HF/SM"
+        // gets none: "Hf" is an entry), and only the first of several.
+        let real = Set(all.map { hash($0.word[...]) })
+        var hidden = Set<UInt64>()
+        for e in all {
             let noSuggest = rules.noSuggest.map { e.flags.contains($0) } ?? false
             expand(e.word, flags: e.flags, rules: rules) { form in
                 let h = hash(form)
@@ -400,14 +418,18 @@ extension WordTable {
             }
             let cap = capType(e.word[...])
             if cap == .mixed || cap == .mixedInitial || (cap == .all && !e.flags.isEmpty) {
-                expand(initialCapital(lowered(e.word[...])), flags: e.flags, rules: rules) { upcase.insert(hash($0)) }
+                let root = initialCapital(lowered(e.word[...]))
+                let h = hash(root[...])
+                if !real.contains(h) && hidden.insert(h).inserted {
+                    expand(root, flags: e.flags, rules: rules) { upcase.insert(hash($0)) }
+                }
             }
         }
         onlyNoSuggest.subtract(suggestable)
         upcase.subtract(accepted)
         return WordTable(
             words: HashSlots(accepted), noSuggest: HashSlots(onlyNoSuggest), upcase: HashSlots(upcase),
-            stems: StemTable(dic: dic),
+            stems: packedStems(StemTable(dic: dic)),
             compound: Compound(rules: rules.compoundRules, minLength: rules.compoundMin, parts: parts))
     }
 }

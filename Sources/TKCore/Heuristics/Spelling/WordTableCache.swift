@@ -12,7 +12,7 @@ import Foundation
 enum WordTableCache {
     static let magic: UInt64 = 0x314C_4C45_5053_4B54   // "TKSPELL1", little-endian
     /// Bump when the table's content or layout changes.
-    static let version: UInt64 = 1
+    static let version: UInt64 = 3
     /// A cache larger than this is not read (a corrupt length).
     static let maxBytes = 256 << 20
 
