@@ -58,6 +58,7 @@ def test_corrupt_cache_is_rebuilt_silently(tk, tmp_path):
 
 
 def test_unwritable_cache_location_is_no_error(tk, tmp_path):
+    # No cache to keep a table in: Hunspell answers (cheaper than building the table every time).
     doc = tmp_path / "ch1.md"
     doc.write_text(TEXT)
     (tk.data / "cache").write_text("not a folder")

@@ -8,7 +8,8 @@ import Foundation
 /// native 64-bit words: magic, format version, its own length in words, the key (the `.aff` and `.dic`
 /// paths, sizes, modification times and inodes), the sections, and a checksum of all before it. A file
 /// whose magic, version, length, checksum or key does not match is rebuilt, never trusted. Written
-/// 0600 by write-temp-then-rename; a location that cannot be written just means no cache.
+/// 0600 by write-temp-then-rename. A location that cannot be written means no table at all (Hunspell
+/// answers, as it costs less than building the table in every process), never an error.
 enum WordTableCache {
     static let magic: UInt64 = 0x314C_4C45_5053_4B54   // "TKSPELL1", little-endian
     /// Bump when the table's content or layout changes.
@@ -194,12 +195,21 @@ enum WordTableCache {
         let key = key(aff: aff, dic: dic)
         let path = directory.map { file(directory: $0, language: language, aff: aff, dic: dic) }
         if let key, let path, let words = readWords(path), let t = decode(words, key: key) { return (t, false) }
-        guard let affBytes = try? FileSystem.read(PathBytes(aff), limit: 16 << 20),
-              case .rules(let rules) = AffixRules.parse(affBytes),
+        // Building costs more than Hunspell_create (~0.1 s against ~30 ms for en_US): only worth it
+        // when the next processes can read what this one builds.
+        guard let key, let directory, let path,
+              let affBytes = try? FileSystem.read(PathBytes(aff), limit: 16 << 20),
+              case .rules(let rules) = AffixRules.parse(affBytes), writable(directory),
               let dicBytes = try? FileSystem.read(PathBytes(dic), limit: 64 << 20) else { return (nil, false) }
         let t = WordTable.build(rules: rules, dic: dicBytes)
         // The key after the read: a dictionary changed meanwhile gets a key that no longer matches.
-        if let key, let path, Self.key(aff: aff, dic: dic) == key { save(t, to: path, key: key) }
+        if Self.key(aff: aff, dic: dic) == key { save(t, to: path, key: key) }
         return (t, true)
+    }
+
+    /// Whether `directory` exists (created 0700 when missing) and this process may write there.
+    static func writable(_ directory: String) -> Bool {
+        guard (try? FileSystem.makeDirectories(PathBytes(directory), mode: 0o700)) != nil else { return false }
+        return access(directory, W_OK) == 0
     }
 }
