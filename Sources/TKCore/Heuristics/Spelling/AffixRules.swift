@@ -148,20 +148,6 @@ struct AffixRules: Sendable, Equatable {
         return out
     }
 
-    /// The suffix rule applied to `root`, or nil when its strip or condition does not fit.
-    /// Hunspell: the root minus the strip is not empty, ends as the strip says, and meets the condition.
-    static func applySuffix(_ r: Rule, to root: [Unicode.Scalar]) -> [Unicode.Scalar]? {
-        let n = root.count
-        guard n > r.strip.count, n >= r.condition.count else { return nil }
-        if !r.strip.isEmpty && !root[(n - r.strip.count)...].elementsEqual(r.strip) { return nil }
-        var i = n - r.condition.count
-        for c in r.condition {
-            if !c.matches(root[i]) { return nil }
-            i += 1
-        }
-        return Array(root[..<(n - r.strip.count)]) + r.add
-    }
-
     /// The prefix rule applied to `base` (a root, or a root with a cross-product suffix).
     static func applyPrefix(_ r: Rule, to base: [Unicode.Scalar]) -> [Unicode.Scalar]? {
         let n = base.count

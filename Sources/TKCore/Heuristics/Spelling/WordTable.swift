@@ -357,30 +357,126 @@ extension WordTable {
         return out
     }
 
-    /// Every accepted form of `root` with `flags` under `rules`, passed to `add` (maybe repeated).
-    static func expand(_ root: [Unicode.Scalar], flags: [UInt8], rules: AffixRules, add: (ArraySlice<Unicode.Scalar>) -> Void) {
+    /// The rules by flag byte (arrays, not dictionaries: the expansion asks for every flag of every entry).
+    struct FlagRules {
+        var prefixes = [[AffixRules.Rule]](repeating: [], count: 256)
+        var suffixes = [[AffixRules.Rule]](repeating: [], count: 256)
+        /// The flag has a cross-product prefix rule.
+        var crossPrefix = [Bool](repeating: false, count: 256)
+        var onlyInCompound: UInt8?
+        var needAffix: UInt8?
+
+        init(_ rules: AffixRules) {
+            for (f, r) in rules.prefixes {
+                prefixes[Int(f)] = r
+                crossPrefix[Int(f)] = r.contains { $0.cross }
+            }
+            for (f, r) in rules.suffixes { suffixes[Int(f)] = r }
+            onlyInCompound = rules.onlyInCompound
+            needAffix = rules.needAffix
+        }
+    }
+
+    /// Whether the suffix rule applies to `root`. Hunspell: the root minus the strip is not empty, ends as
+    /// the strip says, and meets the condition (the form is then the root minus the strip, plus the add).
+    private static func suffixApplies(_ r: AffixRules.Rule, to root: [Unicode.Scalar]) -> Bool {
+        let n = root.count
+        guard n > r.strip.count, n >= r.condition.count else { return false }
+        if !r.strip.isEmpty && !root[(n - r.strip.count)...].elementsEqual(r.strip) { return false }
+        var i = n - r.condition.count
+        for c in r.condition {
+            if !c.matches(root[i]) { return false }
+            i += 1
+        }
+        return true
+    }
+
+    @inline(__always) private static func addHash(_ h: UInt64, _ c: Unicode.Scalar) -> UInt64 {
+        if c.value < 0x80 { return WordHash.add(h, UInt8(c.value)) }
+        var h = h
+        UTF8.encode(c) { h = WordHash.add(h, $0) }
+        return h
+    }
+
+    /// The hashes of every accepted form of `root` with `flags`, passed to `add` (maybe repeated).
+    /// Suffixed forms are hashed without being built (the root's running hash, then the ending).
+    static func expand(_ root: [Unicode.Scalar], flags: [UInt8], rules: FlagRules, add: (UInt64) -> Void) {
         if let o = rules.onlyInCompound, flags.contains(o) { return }
-        if rules.needAffix.map({ !flags.contains($0) }) ?? true { add(root[...]) }
+        // prefixHash[k]: the running hash of root[..<k].
+        var prefixHash = [UInt64](repeating: WordHash.offset, count: root.count + 1)
+        for (k, c) in root.enumerated() { prefixHash[k + 1] = addHash(prefixHash[k], c) }
+        if rules.needAffix.map({ !flags.contains($0) }) ?? true { add(WordHash.finish(prefixHash[root.count])) }
+        let crossWanted = flags.contains { rules.crossPrefix[Int($0)] }
         var crossSuffixed: [[Unicode.Scalar]] = []
-        var seen = Set<UInt8>()
-        for f in flags where seen.insert(f).inserted {
-            guard let sfx = rules.suffixes[f] else { continue }
-            for r in sfx {
-                guard let form = AffixRules.applySuffix(r, to: root) else { continue }
-                add(form[...])
-                if r.cross { crossSuffixed.append(form) }
+        var seen: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        func firstTime(_ f: UInt8) -> Bool {
+            let bit = UInt64(1) << UInt64(f & 63)
+            switch f >> 6 {
+            case 0: if seen.0 & bit != 0 { return false }; seen.0 |= bit
+            case 1: if seen.1 & bit != 0 { return false }; seen.1 |= bit
+            case 2: if seen.2 & bit != 0 { return false }; seen.2 |= bit
+            default: if seen.3 & bit != 0 { return false }; seen.3 |= bit
+            }
+            return true
+        }
+        for f in flags where firstTime(f) {
+            for r in rules.suffixes[Int(f)] where suffixApplies(r, to: root) {
+                var h = prefixHash[root.count - r.strip.count]
+                for c in r.add { h = addHash(h, c) }
+                add(WordHash.finish(h))
+                if r.cross && crossWanted { crossSuffixed.append(Array(root[..<(root.count - r.strip.count)]) + r.add) }
             }
         }
-        seen.removeAll()
-        for f in flags where seen.insert(f).inserted {
-            guard let pfx = rules.prefixes[f] else { continue }
-            for r in pfx {
-                if let form = AffixRules.applyPrefix(r, to: root) { add(form[...]) }
+        seen = (0, 0, 0, 0)
+        for f in flags where firstTime(f) {
+            for r in rules.prefixes[Int(f)] {
+                if let form = AffixRules.applyPrefix(r, to: root) { add(hash(form[...])) }
                 guard r.cross else { continue }
                 for s in crossSuffixed {
-                    if let form = AffixRules.applyPrefix(r, to: s) { add(form[...]) }
+                    if let form = AffixRules.applyPrefix(r, to: s) { add(hash(form[...])) }
                 }
             }
+        }
+    }
+
+    /// A growing set of non-zero hashes for the build (Swift's `Set` hashes each UInt64 again with SipHash).
+    struct HashBuilder {
+        private(set) var slots = [UInt64](repeating: 0, count: 1 << 12)
+        private(set) var count = 0
+        private var shift: UInt64 = 52
+
+        @discardableResult
+        mutating func insert(_ h: UInt64) -> Bool {
+            if (count + 1) * 2 > slots.count { grow() }
+            let mask = slots.count - 1
+            var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            while true {
+                let s = slots[j]
+                if s == h { return false }
+                if s == 0 { slots[j] = h; count += 1; return true }
+                j = (j + 1) & mask
+            }
+        }
+
+        func contains(_ h: UInt64) -> Bool {
+            let mask = slots.count - 1
+            var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
+            while true {
+                let s = slots[j]
+                if s == h { return true }
+                if s == 0 { return false }
+                j = (j + 1) & mask
+            }
+        }
+
+        var elements: [UInt64] { slots.filter { $0 != 0 } }
+
+        private mutating func grow() {
+            let old = slots
+            slots = [UInt64](repeating: 0, count: old.count * 2)
+            shift -= 1
+            count = 0
+            for h in old where h != 0 { insert(h) }
         }
     }
 
@@ -393,23 +489,22 @@ extension WordTable {
     /// The table of a dictionary: every entry expanded (with Hunspell's hidden capitalised entries for
     /// mixed-case and affixed ALL-CAPS words), the stems, the compound parts.
     static func build(rules: AffixRules, dic: [UInt8]) -> WordTable {
-        var accepted = Set<UInt64>(minimumCapacity: dic.count / 4)
-        var suggestable = Set<UInt64>(minimumCapacity: dic.count / 4)
-        var onlyNoSuggest = Set<UInt64>()
-        var upcase = Set<UInt64>()
+        let byFlag = FlagRules(rules)
+        // Forms of ordinary entries, forms of NOSUGGEST entries, forms of hidden capitalised entries.
+        var accepted = HashBuilder(), fromNoSuggest = HashBuilder(), upcase = HashBuilder()
         var parts: [String: [UInt8]] = [:]
         let compoundFlags = rules.compoundFlags
         let all = entries(dic: dic)
         // Hunspell keeps a hidden capitalised entry only when no real entry is spelt the same ("HF/SM"
         // gets none: "Hf" is an entry), and only the first of several.
-        let real = Set(all.map { hash($0.word[...]) })
-        var hidden = Set<UInt64>()
+        var real = HashBuilder()
+        for e in all { real.insert(hash(e.word[...])) }
+        var hidden = HashBuilder()
         for e in all {
-            let noSuggest = rules.noSuggest.map { e.flags.contains($0) } ?? false
-            expand(e.word, flags: e.flags, rules: rules) { form in
-                let h = hash(form)
-                accepted.insert(h)
-                if noSuggest { onlyNoSuggest.insert(h) } else { suggestable.insert(h) }
+            if let n = rules.noSuggest, e.flags.contains(n) {
+                expand(e.word, flags: e.flags, rules: byFlag) { fromNoSuggest.insert($0) }
+            } else {
+                expand(e.word, flags: e.flags, rules: byFlag) { accepted.insert($0) }
             }
             if !compoundFlags.isEmpty, e.flags.contains(where: compoundFlags.contains) {
                 var s = String.UnicodeScalarView()
@@ -420,15 +515,16 @@ extension WordTable {
             if cap == .mixed || cap == .mixedInitial || (cap == .all && !e.flags.isEmpty) {
                 let root = initialCapital(lowered(e.word[...]))
                 let h = hash(root[...])
-                if !real.contains(h) && hidden.insert(h).inserted {
-                    expand(root, flags: e.flags, rules: rules) { upcase.insert(hash($0)) }
+                if !real.contains(h) && hidden.insert(h) {
+                    expand(root, flags: e.flags, rules: byFlag) { upcase.insert($0) }
                 }
             }
         }
-        onlyNoSuggest.subtract(suggestable)
-        upcase.subtract(accepted)
+        let onlyNoSuggest = fromNoSuggest.elements.filter { !accepted.contains($0) }
+        for h in onlyNoSuggest { accepted.insert(h) }
+        let upcaseOnly = upcase.elements.filter { !accepted.contains($0) }
         return WordTable(
-            words: HashSlots(accepted), noSuggest: HashSlots(onlyNoSuggest), upcase: HashSlots(upcase),
+            words: HashSlots(accepted.elements), noSuggest: HashSlots(onlyNoSuggest), upcase: HashSlots(upcaseOnly),
             stems: packedStems(StemTable(dic: dic)),
             compound: Compound(rules: rules.compoundRules, minLength: rules.compoundMin, parts: parts))
     }
