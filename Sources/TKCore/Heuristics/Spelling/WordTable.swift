@@ -441,9 +441,17 @@ extension WordTable {
 
     /// A growing set of non-zero hashes for the build (Swift's `Set` hashes each UInt64 again with SipHash).
     struct HashBuilder {
-        private(set) var slots = [UInt64](repeating: 0, count: 1 << 12)
+        private(set) var slots: [UInt64]
         private(set) var count = 0
-        private var shift: UInt64 = 52
+        private var shift: UInt64
+
+        /// Room for `capacity` hashes before the first growth (each growth re-inserts them all).
+        init(capacity: Int = 1024) {
+            var size = 1 << 10, bits: UInt64 = 10
+            while size < capacity * 2 { size <<= 1; bits += 1 }
+            slots = [UInt64](repeating: 0, count: size)
+            shift = 64 - bits
+        }
 
         @discardableResult
         mutating func insert(_ h: UInt64) -> Bool {
@@ -491,13 +499,14 @@ extension WordTable {
     static func build(rules: AffixRules, dic: [UInt8]) -> WordTable {
         let byFlag = FlagRules(rules)
         // Forms of ordinary entries, forms of NOSUGGEST entries, forms of hidden capitalised entries.
-        var accepted = HashBuilder(), fromNoSuggest = HashBuilder(), upcase = HashBuilder()
+        let all = entries(dic: dic)
+        // English dictionaries have 3–4 forms an entry.
+        var accepted = HashBuilder(capacity: all.count * 4), fromNoSuggest = HashBuilder(), upcase = HashBuilder()
         var parts: [String: [UInt8]] = [:]
         let compoundFlags = rules.compoundFlags
-        let all = entries(dic: dic)
         // Hunspell keeps a hidden capitalised entry only when no real entry is spelt the same ("HF/SM"
         // gets none: "Hf" is an entry), and only the first of several.
-        var real = HashBuilder()
+        var real = HashBuilder(capacity: all.count)
         for e in all { real.insert(hash(e.word[...])) }
         var hidden = HashBuilder()
         for e in all {
