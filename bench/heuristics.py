@@ -254,7 +254,10 @@ def speed(binary, proselint, harper, runs, baseline=None):
             cmds.append(("harper lint", [harper, "lint", "--format", "compact", "--quiet", path]))
         print(f"## Speed: whole process on one file ({what}); load average at start %.2f %.2f %.2f\n" % os.getloadavg())
         results = {}
-        if shutil.which("hyperfine") and False:   # rows with their own environment need the loop below
+        # The rows with their own environment (TK_SPELL_TABLE, a fresh cache folder per run) need the
+        # loop below; hyperfine runs every command in one environment.
+        use_hyperfine = False
+        if use_hyperfine and shutil.which("hyperfine"):
             export = os.path.join(d, "hf.json")
             args = ["hyperfine", "-N", "-i", "--warmup", "2", "--runs", str(runs), "--export-json", export, "--style", "none"]
             for name, c in cmds:
