@@ -160,9 +160,6 @@ public final class Speller: Sendable {
     /// How many times the word table was built from the dictionary files (not read from the cache).
     public var tableBuildCount: Int { state.withLock { $0.tableBuilds } }
 
-    /// The stems of the loaded dictionary (nil before the first load or after a release).
-    var stemTable: StemTable? { state.withLock { $0.stems } }
-
     /// How many times the dictionary was loaded so far.
     public var loadCount: Int { state.withLock { $0.loads } }
 
