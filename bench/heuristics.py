@@ -240,6 +240,12 @@ def speed(binary, proselint, harper, runs, baseline=None):
         shutil.copy(path, os.path.join(off, "sample.md"))
         cmds = [("tk-agent check", [binary, "check", "--format", "json", path]),
                 ("tk-agent check, spelling off", [binary, "check", "--format", "json", os.path.join(off, "sample.md")])]
+        # Spelling from Hunspell's own tables (the compiled word table switched off), and with the word
+        # table's cache missing (each run builds it in a fresh cache folder: the first process's cost).
+        envs = {"tk-agent check, Hunspell (TK_SPELL_TABLE=0)": lambda: dict(os.environ, TK_SPELL_TABLE="0"),
+                "tk-agent check, cold word-table cache": lambda: dict(os.environ, XDG_CACHE_HOME=tempfile.mkdtemp(dir=d))}
+        for name in envs:
+            cmds.append((name, [binary, "check", "--format", "json", path]))
         if baseline:
             cmds.append(("baseline tk-agent check", [baseline, "check", "--format", "json", path]))
         if proselint:
@@ -248,7 +254,10 @@ def speed(binary, proselint, harper, runs, baseline=None):
             cmds.append(("harper lint", [harper, "lint", "--format", "compact", "--quiet", path]))
         print(f"## Speed: whole process on one file ({what}); load average at start %.2f %.2f %.2f\n" % os.getloadavg())
         results = {}
-        if shutil.which("hyperfine"):
+        # The rows with their own environment (TK_SPELL_TABLE, a fresh cache folder per run) need the
+        # loop below; hyperfine runs every command in one environment.
+        use_hyperfine = False
+        if use_hyperfine and shutil.which("hyperfine"):
             export = os.path.join(d, "hf.json")
             args = ["hyperfine", "-N", "-i", "--warmup", "2", "--runs", str(runs), "--export-json", export, "--style", "none"]
             for name, c in cmds:
@@ -261,9 +270,11 @@ def speed(binary, proselint, harper, runs, baseline=None):
         else:
             for name, c in cmds:
                 ts = []
+                subprocess.run(c, capture_output=True, env=envs[name]() if name in envs else None)   # warm-up
                 for _ in range(runs):
+                    env = envs[name]() if name in envs else None
                     t = time.perf_counter()
-                    subprocess.run(c, capture_output=True)
+                    subprocess.run(c, capture_output=True, env=env)
                     ts.append(time.perf_counter() - t)
                 results[name] = (statistics.mean(ts), min(ts))
             how = "python timing"
@@ -274,6 +285,12 @@ def speed(binary, proselint, harper, runs, baseline=None):
             mean, mn = results[name]
             print(f"| {name} | {mean * 1000:.1f} ms | {mn * 1000:.1f} ms | {mn / base:.1f}× |")
         print("| write-good | not run (npm unreachable) | | |")
+        cache = os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "tk-agent", "spelling")
+        if os.environ.get("TK_DATA_DIR"):
+            cache = os.path.join(os.environ["TK_DATA_DIR"], "cache", "spelling")
+        if os.path.isdir(cache):
+            print("\nword-table cache files: " + ", ".join(f"{n} {os.path.getsize(os.path.join(cache, n)) / 1e6:.1f} MB"
+                                                    for n in sorted(os.listdir(cache))))
         print("\nload average after the timed runs: %.2f %.2f %.2f" % os.getloadavg())
         def timing(target, cwd=None, runs=5):
             # The run with the fastest heuristics of `runs` (the shared machine is noisy).

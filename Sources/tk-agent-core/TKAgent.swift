@@ -8,7 +8,7 @@ struct TKAgent: AsyncParsableCommand {
         commandName: "tk-agent",
         abstract: "A writing agent that watches your markdown, indexes it and reviews it.",
         version: TKVersion.string,
-        subcommands: [ProviderCheck.self],
+        subcommands: [ProviderCheck.self, SpellingAgreementCommand.self],
         groupedSubcommands: [
             CommandGroup(name: "Agent", subcommands: [Run.self, Watch.self, Status.self, Index.self]),
             CommandGroup(name: "Find", subcommands: [Search.self, Documents.self]),

@@ -252,6 +252,22 @@ struct StemTable: Sendable {
         return out
     }
 
+    /// A table of lower-cased stems stored as `slots` (see `stemSlots`, `WordTableCache`); nil unless a
+    /// power of two of at least 1,024 slots with an empty one. Plain-word look-ups are off (`exactUsable`).
+    init?(slots: [UInt64], count: Int) {
+        let n = slots.count
+        guard n >= 1024, n & (n - 1) == 0, slots.contains(0), count >= 0, count < n else { return nil }
+        self.slots = slots
+        mask = n - 1
+        shift = UInt64(64 - n.trailingZeroBitCount)
+        exact = [0]
+        exactUsable = false
+        self.count = count
+    }
+
+    /// The open-addressed slots of the stems (for `WordTableCache`).
+    var stemSlots: [UInt64] { slots }
+
     /// Parses `.dic` bytes: the first line is the entry count; each entry is `word[/flags][ fields]`.
     /// - Parameter aff: the `.aff` bytes (for the flags that keep an entry from being a word by itself).
     init(dic bytes: [UInt8], aff: [UInt8] = []) {
