@@ -412,6 +412,8 @@ def main():
     ap.add_argument("--recall-only", action="store_true", help="only the question set (needs --data of an earlier run)")
     ap.add_argument("--data", help="keep the data folders here (reused: a second run embeds nothing again)")
     ap.add_argument("--quick", action="store_true", help="medium = rust-book/src only (the questions' targets)")
+    ap.add_argument("--medium-subdir", help="medium = this folder of it (e.g. rust-book: the targets and the "
+                                             "book's three older editions, without the rest of medium)")
     ap.add_argument("--embed-model", choices=("wordllama", "minilm"), default="wordllama",
                     help="the test server's model: wordllama (static word vectors, CI's) or minilm "
                          "(all-MiniLM-L6-v2, a sentence model in numpy: slow, a benchmark row)")
@@ -432,6 +434,8 @@ def main():
     medium, prose = unpack("medium"), unpack("prose") / "folder200"
     if a.quick:
         medium = medium / "rust-book" / "src"
+    elif a.medium_subdir:
+        medium = medium / a.medium_subdir
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(a.data) if a.data else pathlib.Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
