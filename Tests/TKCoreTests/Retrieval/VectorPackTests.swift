@@ -5,18 +5,6 @@ import Testing
 
 /// Vectors in packs (`VectorPacks`): the packs plus the delta are always exactly `passage_vector`.
 @Suite struct VectorPackTests {
-    /// A deterministic generator (the same random set on every run).
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func randomVector(_ dim: Int, _ g: inout SplitMix) -> QuantizedVector {
         QuantizedVector((0..<dim).map { _ in Float.random(in: -1...1, using: &g) })
     }
@@ -59,7 +47,7 @@ import Testing
     }
 
     @Test func encodingRoundTripsAndDamageIsRefused() {
-        var g = SplitMix(state: 1)
+        var g = SplitMix(seed: 1)
         var p = VectorPack(dim: 24)
         for i in 0..<50 {
             let v = Self.randomVector(24, &g)
@@ -78,7 +66,7 @@ import Testing
 
     @Test func packsPlusDeltaScoreExactlyLikeTheRowsThroughEveryChange() throws {
         let db = try AppDatabase.inMemory()
-        var g = SplitMix(state: 42)
+        var g = SplitMix(seed: 42)
         let dim = 32
         var keys = (0..<3000).map { _ in Int64(bitPattern: g.next()) }
         try db.storeVectors(model: "m", keys.map { ($0, Self.randomVector(dim, &g)) })
@@ -121,7 +109,7 @@ import Testing
 
     @Test func modelsAndDimensionsNeverShareAPack() throws {
         let db = try AppDatabase.inMemory()
-        var g = SplitMix(state: 7)
+        var g = SplitMix(seed: 7)
         let keys = (0..<300).map { _ in Int64(bitPattern: g.next()) }
         try db.storeVectors(model: "a", keys.map { ($0, Self.randomVector(16, &g)) })
         try db.storeVectors(model: "b", keys.map { ($0, Self.randomVector(16, &g)) })
@@ -149,7 +137,7 @@ import Testing
 
     @Test func aDamagedPackIsPassedOverThenRebuiltFromTheRows() throws {
         let db = try AppDatabase.inMemory()
-        var g = SplitMix(state: 9)
+        var g = SplitMix(seed: 9)
         let keys = (0..<200).map { _ in Int64(bitPattern: g.next()) }
         try db.storeVectors(model: "m", keys.map { ($0, Self.randomVector(16, &g)) })
         try db.packVectors(blockSize: 100)
@@ -166,7 +154,7 @@ import Testing
     @Test func anExistingDatabaseKeepsItsVectorsUnpackedUntilPacked() throws {
         let queue = try DatabaseQueue()
         try AppDatabase.migrator.migrate(queue, upTo: "v2-retrieval-contentless-passage-index")
-        var g = SplitMix(state: 3)
+        var g = SplitMix(seed: 3)
         let vectors = (0..<120).map { _ in (Int64(bitPattern: g.next()), Self.randomVector(16, &g)) }
         try queue.write { db in
             for (k, v) in vectors {
@@ -196,7 +184,7 @@ import Testing
     @Test func vectorCandidatesAreIdenticalPackedOrNot() throws {
         let db = try AppDatabase.inMemory()
         let pid = try db.projectID(for: PathBytes("/p"))
-        var g = SplitMix(state: 11)
+        var g = SplitMix(seed: 11)
         func document(_ n: Int, _ salt: String) -> String {
             (0..<40).map { "# Part \($0)\n\nnote \(salt) \(n) \($0) about the harbour\n" }.joined(separator: "\n")
         }

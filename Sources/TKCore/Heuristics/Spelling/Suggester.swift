@@ -213,7 +213,6 @@ struct StemTable: Sendable {
     private var exact: [UInt64]
     /// The `.aff` allows the exact look-up (one-byte flags, no input conversion but ’ → ').
     let exactUsable: Bool
-    private let mask: Int
     private let shift: UInt64
     private(set) var count = 0
 
@@ -258,7 +257,6 @@ struct StemTable: Sendable {
         let n = slots.count
         guard n >= 1024, n & (n - 1) == 0, slots.contains(0), count >= 0, count < n else { return nil }
         self.slots = slots
-        mask = n - 1
         shift = UInt64(64 - n.trailingZeroBitCount)
         exact = [0]
         exactUsable = false
@@ -276,7 +274,6 @@ struct StemTable: Sendable {
         var size = 1024, bits: UInt64 = 10
         while size < lines * 2 { size <<= 1; bits += 1 }
         slots = [UInt64](repeating: 0, count: size)
-        mask = size - 1
         shift = 64 - bits
         let special = aff.isEmpty ? nil : Self.specialFlags(aff: aff)
         exactUsable = special != nil
@@ -318,37 +315,18 @@ struct StemTable: Sendable {
         }
     }
 
-    /// The first slot of `h`: the top bits of a multiplicative mix (FNV's low bits cluster on similar words).
-    @inline(__always) private func slot(_ h: UInt64) -> Int { Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift) }
-
     private mutating func insert(_ h: UInt64) {
-        var j = slot(h)
-        while slots[j] != 0 {
-            if slots[j] == h { return }
-            j = (j + 1) & mask
-        }
+        let j = HashProbe.find(h, in: slots, shift: shift)
+        if slots[j] == h { return }
         slots[j] = h
         count += 1
     }
 
     private mutating func insertExact(_ h: UInt64) {
-        var j = slot(h)
-        while exact[j] != 0 {
-            if exact[j] == h { return }
-            j = (j + 1) & mask
-        }
-        exact[j] = h
+        exact[HashProbe.find(h, in: exact, shift: shift)] = h
     }
 
-    private func containsExact(_ h: UInt64) -> Bool {
-        var j = slot(h)
-        while true {
-            let s = exact[j]
-            if s == h { return true }
-            if s == 0 { return false }
-            j = (j + 1) & mask
-        }
-    }
+    private func containsExact(_ h: UInt64) -> Bool { exact[HashProbe.find(h, in: exact, shift: shift)] == h }
 
     /// Whether `word` (as written, ’ already ') is an entry of the dictionary that is a word by itself,
     /// or, written with one capital first letter and no other ("The"), the lower-case form of such an
@@ -368,15 +346,7 @@ struct StemTable: Sendable {
         return title && containsExact(WordHash.finish(lowered))
     }
 
-    func contains(_ h: UInt64) -> Bool {
-        var j = slot(h)
-        while true {
-            let s = slots[j]
-            if s == h { return true }
-            if s == 0 { return false }
-            j = (j + 1) & mask
-        }
-    }
+    func contains(_ h: UInt64) -> Bool { slots[HashProbe.find(h, in: slots, shift: shift)] == h }
 
     static func hash<C: Collection>(_ bytes: C) -> UInt64 where C.Element == UInt8 {
         var h = WordHash.offset

@@ -1,8 +1,23 @@
+/// Linear probing over a power-of-two table of non-zero 64-bit hashes (0 marks an empty slot), shared
+/// by `HashSlots`, `WordTable.HashBuilder` and `StemTable`. The first slot is the top bits of a
+/// multiplicative mix (FNV's low bits cluster on similar words).
+enum HashProbe {
+    /// The slot holding `h`, or the empty slot where it would go. The table must have an empty slot.
+    @inline(__always) static func find(_ h: UInt64, in slots: [UInt64], shift: UInt64) -> Int {
+        let mask = slots.count - 1
+        var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        while true {
+            let s = slots[j]
+            if s == h || s == 0 { return j }
+            j = (j + 1) & mask
+        }
+    }
+}
+
 /// An open-addressed set of 64-bit hashes (0 marks an empty slot; `WordTable.hash` never gives 0).
 struct HashSlots: Sendable, Equatable {
     private(set) var slots: [UInt64]
     private let shift: UInt64
-    private let mask: Int
 
     /// A set of `hashes`, at most three quarters full (linear probing stays within a cache line or two;
     /// the cache file, read by every process, stays small: en_US's 167k forms take 2 MB).
@@ -11,12 +26,7 @@ struct HashSlots: Sendable, Equatable {
         while size < minimumSize || size * 3 < hashes.count * 4 { size <<= 1; bits += 1 }
         slots = [UInt64](repeating: 0, count: size)
         shift = 64 - bits
-        mask = size - 1
-        for h in hashes where h != 0 {
-            var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            while slots[j] != 0 && slots[j] != h { j = (j + 1) & mask }
-            slots[j] = h
-        }
+        for h in hashes where h != 0 { slots[HashProbe.find(h, in: slots, shift: shift)] = h }
     }
 
     /// The set stored as `slots` (e.g. read from a cache); nil unless a power of two of at least 16
@@ -26,18 +36,9 @@ struct HashSlots: Sendable, Equatable {
         guard n >= 16, n & (n - 1) == 0, slots.contains(0) else { return nil }
         self.slots = slots
         shift = UInt64(64 - n.trailingZeroBitCount)
-        mask = n - 1
     }
 
-    @inline(__always) func contains(_ h: UInt64) -> Bool {
-        var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
-        while true {
-            let s = slots[j]
-            if s == h { return true }
-            if s == 0 { return false }
-            j = (j + 1) & mask
-        }
-    }
+    @inline(__always) func contains(_ h: UInt64) -> Bool { slots[HashProbe.find(h, in: slots, shift: shift)] == h }
 }
 
 /// Every word form a Hunspell dictionary accepts, expanded once from the `.aff` rules and the `.dic`
@@ -456,26 +457,14 @@ extension WordTable {
         @discardableResult
         mutating func insert(_ h: UInt64) -> Bool {
             if (count + 1) * 2 > slots.count { grow() }
-            let mask = slots.count - 1
-            var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            while true {
-                let s = slots[j]
-                if s == h { return false }
-                if s == 0 { slots[j] = h; count += 1; return true }
-                j = (j + 1) & mask
-            }
+            let j = HashProbe.find(h, in: slots, shift: shift)
+            if slots[j] == h { return false }
+            slots[j] = h
+            count += 1
+            return true
         }
 
-        func contains(_ h: UInt64) -> Bool {
-            let mask = slots.count - 1
-            var j = Int(truncatingIfNeeded: (h &* 0x9E37_79B9_7F4A_7C15) >> shift)
-            while true {
-                let s = slots[j]
-                if s == h { return true }
-                if s == 0 { return false }
-                j = (j + 1) & mask
-            }
-        }
+        func contains(_ h: UInt64) -> Bool { slots[HashProbe.find(h, in: slots, shift: shift)] == h }
 
         var elements: [UInt64] { slots.filter { $0 != 0 } }
 
