@@ -18,6 +18,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
+        .systemLibrary(name: "CCurl", path: "Sources/CCurl"),
         .systemLibrary(name: "CHunspell", path: "Sources/CHunspell"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
@@ -29,6 +30,7 @@ let package = Package(
             name: "TKCore",
             dependencies: [
                 "CCrypto",
+                "CCurl",
                 "CInotify",
                 "CHunspell",
                 "CMark",

@@ -22,7 +22,8 @@ def fake():
 def write_config(tk, cfg):
     path = tk.config_home / "tk" / "config.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    base = {"review": {"auto": False, "stall_seconds": 1, "max_attempts": 4, "request_timeout_seconds": 10},
+    base = {"review": {"auto": False, "stall_seconds": 1, "max_attempts": 4, "request_timeout_seconds": 10,
+                       "retry_backoff_seconds": 0.01},
             "notifications": {"enabled": False}}
     for k, v in cfg.items():
         if isinstance(v, dict) and isinstance(base.get(k), dict):
@@ -42,9 +43,9 @@ def use(tk, fake, provider, **review):
 
 
 def check(tk, *args, env=None, expect=0, timeout=60):
-    e = {"TK_RETRY_BASE_MS": "10", **DUMMY_KEYS}
+    e = dict(DUMMY_KEYS)
     if env is not None:
-        e = {"TK_RETRY_BASE_MS": "10", **env}
+        e = dict(env)
     r = tk.run("provider-check", *args, env=e, check=False, timeout=timeout)
     assert r.returncode == expect, f"exit {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}"
     return r

@@ -24,6 +24,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         public var stallSeconds: Double
         public var maxAttempts: Int
         public var maxRetryWaitSeconds: Double
+        /// The first backoff ceiling between retries, in seconds (doubles each retry) when the server
+        /// names no wait.
+        public var retryBackoffSeconds: Double
         public var maxOutputTokens: Int
         public var requestTimeoutSeconds: Double
     }
@@ -119,7 +122,7 @@ public enum ConfigurationLoader {
       },
       "review": {"auto": true, "quiet_seconds": 60, "min_changed_words": 100, "max_concurrent": 2,
                  "daily_budget_usd": 1.0, "exclude": [], "stall_seconds": 60, "max_attempts": 4,
-                 "max_retry_wait_seconds": 120, "max_output_tokens": 4096, "request_timeout_seconds": 600},
+                 "max_retry_wait_seconds": 120, "retry_backoff_seconds": 0.5, "max_output_tokens": 4096, "request_timeout_seconds": 600},
       "watch": {"settle_ms": 300, "max_settle_ms": 5000, "ignore": [], "max_file_bytes": 10485760, "rescan_minutes": 60},
       "notifications": {"enabled": true, "command": "notify-send"},
       "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": [], "spelling": true, "lang": "en_US"},

@@ -35,9 +35,10 @@ public struct DoctorReport: Codable, Sendable, Equatable {
 }
 
 public enum Doctor {
-    /// Runs every check. `TK_PROC_SYS` (for tests) replaces `/proc/sys` for the inotify limits.
+    /// Runs every check.
+    /// - Parameter procSys: where the kernel's settings are read (tests pass a stand-in folder).
     public static func run(paths: Paths, environment env: [String: String], logger: Logger,
-                           transport: any HTTPTransport = URLSessionTransport()) async -> DoctorReport {
+                           transport: any HTTPTransport = CurlTransport(), procSys: String = "/proc/sys") async -> DoctorReport {
         let loaded = ConfigurationLoader.load(paths: paths, environment: env)
         var checks: [DoctorCheck] = loaded.problems.map { DoctorCheck("config", .fail, $0, fix: "correct the config file") }
         let live = StatusReporter.live(paths: paths)
@@ -45,7 +46,7 @@ public enum Doctor {
             + (live?.projects.map { FileSystem.absolute($0.path) } ?? [])
         var seen = Set<PathBytes>()
         let projects = roots.filter { seen.insert($0).inserted }
-        checks += inotify(projects: projects, config: loaded.config, environment: env)
+        checks += inotify(projects: projects, config: loaded.config, procSys: procSys)
         checks += notifications(loaded.config.notifications, environment: env)
         checks += data(paths: paths)
         checks += projectChecks(projects, live: live)
@@ -82,8 +83,7 @@ public enum Doctor {
         return count
     }
 
-    static func inotify(projects: [PathBytes], config: Configuration, environment env: [String: String]) -> [DoctorCheck] {
-        let base = env["TK_PROC_SYS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/proc/sys"
+    static func inotify(projects: [PathBytes], config: Configuration, procSys base: String) -> [DoctorCheck] {
         var checks: [DoctorCheck] = []
         let folders = projects.reduce(0) { sum, root in
             let filter = PathFilter(ignore: config.watch.ignore)

@@ -31,7 +31,7 @@ public struct ProviderSettings: Sendable {
 
     public init(baseURL: String, model: String, apiKey: APIKey?, keyEnv: String? = nil, requestTimeout: Double = 600,
                 stallSeconds: Double = 60, retry: RetryPolicy = RetryPolicy(),
-                transport: any HTTPTransport = URLSessionTransport(), logger: Logger) {
+                transport: any HTTPTransport = CurlTransport(), logger: Logger) {
         var base = baseURL.trimmingCharacters(in: .whitespaces)
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base; self.model = model; self.apiKey = apiKey; self.keyEnv = keyEnv

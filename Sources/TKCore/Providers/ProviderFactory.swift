@@ -28,7 +28,7 @@ public enum ProviderFactory {
                             logger: Logger) async throws(LLMProviderError) -> any LLMProvider {
         try await make(configuration: configuration, environment: environment, paths: paths,
                        providerOverride: providerOverride, modelOverride: modelOverride, logger: logger,
-                       transport: URLSessionTransport())
+                       transport: CurlTransport())
     }
 
     /// `make` with an injected transport (tests).
@@ -52,7 +52,7 @@ public enum ProviderFactory {
     public static func status(configuration: Configuration, environment: [String: String], paths: Paths,
                               logger: Logger) async -> ProviderStatus {
         await status(configuration: configuration, environment: environment, paths: paths, logger: logger,
-                     transport: URLSessionTransport())
+                     transport: CurlTransport())
     }
 
     /// `status` with an injected transport (tests).
@@ -241,7 +241,7 @@ struct Resolver: Sendable {
         let review = configuration.review
         let ps = ProviderSettings(baseURL: s.baseUrl, model: c.model, apiKey: c.key, keyEnv: s.apiKeyEnv,
                                   requestTimeout: review.requestTimeoutSeconds, stallSeconds: review.stallSeconds,
-                                  retry: RetryPolicy.from(configuration: configuration, environment: environment),
+                                  retry: RetryPolicy.from(configuration: configuration),
                                   transport: transport, logger: logger)
         switch c.name {
         case "anthropic": return AnthropicProvider(settings: ps)

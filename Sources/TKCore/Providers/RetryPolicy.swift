@@ -34,12 +34,13 @@ public struct RetryPolicy: Sendable {
         if seconds > 0 { try await Task.sleep(nanoseconds: UInt64(min(seconds, 86_400) * 1e9)) }
     }
 
-    /// The policy from the configuration; the base delay from `TK_RETRY_BASE_MS` (default 500 ms).
-    public static func from(configuration: Configuration, environment: [String: String]) -> RetryPolicy {
-        let baseMs = environment["TK_RETRY_BASE_MS"].flatMap { Double($0) }.flatMap { $0 >= 0 ? $0 : nil } ?? 500
-        return RetryPolicy(maxAttempts: configuration.review.maxAttempts,
-                           maxTotalWait: configuration.review.maxRetryWaitSeconds,
-                           baseDelay: baseMs / 1000, maxDelay: max(8, baseMs / 1000))
+    /// The policy from the configuration (`review.max_attempts`, `review.max_retry_wait_seconds`,
+    /// `review.retry_backoff_seconds`).
+    public static func from(configuration: Configuration) -> RetryPolicy {
+        let r = configuration.review
+        let base = r.retryBackoffSeconds.isFinite && r.retryBackoffSeconds >= 0 ? min(r.retryBackoffSeconds, 60) : 0.5
+        return RetryPolicy(maxAttempts: r.maxAttempts, maxTotalWait: r.maxRetryWaitSeconds,
+                           baseDelay: base, maxDelay: max(8, base))
     }
 
     public enum Decision: Sendable, Equatable {

@@ -23,7 +23,7 @@ public struct EmbeddingClient: Sendable {
 
     public init(provider: String, model: String, baseURL: String, apiKey: APIKey? = nil, keyEnv: String? = nil,
                 isRemote: Bool, batchSize: Int = 32, retry: RetryPolicy = RetryPolicy(),
-                transport: any HTTPTransport = URLSessionTransport(), requestTimeout: Double = 120,
+                transport: any HTTPTransport = CurlTransport(), requestTimeout: Double = 120,
                 logger: Logger = Logger(label: "tk-agent.embeddings")) {
         self.provider = provider; self.model = model
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
@@ -158,10 +158,10 @@ public enum EmbeddingClientFactory {
     static let embeddingHints = ["embed", "minilm", "bge", "e5-", "gte", "arctic", "mxbai", "wordllama"]
 
     public static func make(configuration c: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            transport: any HTTPTransport = URLSessionTransport(),
+                            transport: any HTTPTransport = CurlTransport(),
                             logger: Logger = Logger(label: "tk-agent.embeddings")) async -> Outcome {
         let e = c.embeddings
-        let retry = RetryPolicy.from(configuration: c, environment: environment)
+        let retry = RetryPolicy.from(configuration: c)
         func remote(_ url: String) -> Bool { e.remote ?? !ReviewPolicy.isLocalURL(url) }
         switch e.provider {
         case "none":

@@ -100,11 +100,14 @@ struct RetryPolicyTests {
         #expect(calls == 3)
     }
 
-    @Test("TK_RETRY_BASE_MS sets the base delay")
-    func environment() {
-        let c = Configuration.defaults
-        #expect(RetryPolicy.from(configuration: c, environment: [:]).baseDelay == 0.5)
-        #expect(RetryPolicy.from(configuration: c, environment: ["TK_RETRY_BASE_MS": "10"]).baseDelay == 0.01)
-        #expect(RetryPolicy.from(configuration: c, environment: [:]).maxAttempts == c.review.maxAttempts)
+    @Test("review.retry_backoff_seconds sets the base delay")
+    func configured() {
+        var c = Configuration.defaults
+        #expect(RetryPolicy.from(configuration: c).baseDelay == 0.5)
+        #expect(RetryPolicy.from(configuration: c).maxAttempts == c.review.maxAttempts)
+        c.review.retryBackoffSeconds = 0.01
+        #expect(RetryPolicy.from(configuration: c).baseDelay == 0.01)
+        c.review.retryBackoffSeconds = -1
+        #expect(RetryPolicy.from(configuration: c).baseDelay == 0.5)
     }
 }
