@@ -79,9 +79,11 @@ public actor Agent {
         let notifications = loaded.config.notifications
         let observers = DocumentObservers()
         self.documentObservers = observers
+        let catalog = AdvisorCatalog.load(paths: options.paths)
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
-            catalog: AdvisorCatalog.load(paths: options.paths), observers: observers,
+            catalog: catalog, observers: observers,
+            resolver: DocumentResolver(paths: options.paths, environment: options.environment, catalog: catalog),
             notify: { title, body, document in
                 Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body, document: document) }
             })
@@ -244,6 +246,9 @@ public actor Agent {
             projects[root]?.watching = true
         case .configChanged(let root):
             refreshProjectConfiguration(root)
+            // The project's inputs may have changed (the dictionary): a walk re-derives the
+            // documents whose derivation key changed, and only those.
+            settler.touch(.folder(root: root, relative: PathBytes([])))
         }
         pendingCount = settler.pendingCount
         markStatusDirty()
@@ -279,16 +284,20 @@ public actor Agent {
             let config = state.config
             let refresh = refreshRoots.contains(root)
             let paths = options.paths
+            let settler = self.settler
             let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange], Set<FaultRecovery.DiskFault>), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
                 var diskFaults = Set<FaultRecovery.DiskFault>()
                 var all: [IndexedChange] = []
+                // The project's inputs (configuration, dictionary, names) as its files say now: a
+                // document whose recorded derivation key differs is derived again.
+                let project = pipeline.resolver.project(root)
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
-                    stale: pipeline.staleDerivations(root: root, config: config), progress: nil
+                    stale: pipeline.staleDerivations(project: project), progress: nil
                 ) { changes in
-                    for (k, v) in pipeline.apply(changes, root: root, config: config, diskFaults: &diskFaults) { sidecarProblems[k] = v }
+                    for (k, v) in pipeline.apply(changes, project: project, diskFaults: &diskFaults) { sidecarProblems[k] = v }
                     ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
@@ -299,6 +308,11 @@ public actor Agent {
                 }
                 if scopes.contains(.folder(PathBytes([]))) {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
+                }
+                // A change of the project-wide inputs (a name used a third time, the dictionary):
+                // the whole project is gone through again, and the documents whose key changed re-derived.
+                if report.updated + report.deleted > 0, pipeline.resolver.project(root).key != project.key {
+                    settler?.touch(.folder(root: root, relative: PathBytes([])))
                 }
                 return (report, sidecarProblems, all, diskFaults)
             }

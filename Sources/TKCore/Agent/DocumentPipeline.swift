@@ -16,16 +16,18 @@ public struct DocumentPipeline: Sendable {
     /// Shows a desktop notification (title, body, the document's absolute path): a document's suggestions are all addressed. Called only
     /// when the document's project has `notifications.enabled`.
     public var notify: @Sendable (String, String, String) -> Void
-    /// Engines by options: building one (its phrase tables) costs far more than checking a document.
-    private let engines = EngineCache()
+    /// The one resolver of a document's inputs and its derivation (shared with `check`, the
+    /// language server and `journey set`).
+    public let resolver: DocumentResolver
 
     public init(database: AppDatabase, logger: Logger, sidecars: SidecarStore, catalog: AdvisorCatalog,
-                observers: DocumentObservers = DocumentObservers(),
+                observers: DocumentObservers = DocumentObservers(), resolver: DocumentResolver? = nil,
                 notify: @escaping @Sendable (String, String, String) -> Void = { _, _, _ in }) {
         self.database = database
         self.logger = logger
         self.sidecars = sidecars
         self.catalog = catalog
+        self.resolver = resolver ?? DocumentResolver(paths: Paths.resolve(), catalog: catalog)
         self.states = DocumentStateStore(database: database)
         self.owner = DocumentOwner(sidecars: sidecars, database: database, observers: observers)
         self.notify = notify
@@ -35,14 +37,27 @@ public struct DocumentPipeline: Sendable {
     /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
     public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [PathBytes: String?] {
         var faults = Set<FaultRecovery.DiskFault>()
-        return apply(changes, root: root, config: config, diskFaults: &faults)
+        return apply(changes, project: projectInputs(root: root, config: config), diskFaults: &faults)
+    }
+
+    /// A project's inputs for a configuration given as a value (no layers: see `LoadedConfiguration.given`).
+    public func projectInputs(root: PathBytes, config: Configuration) -> ProjectInputs {
+        resolver.project(root, loaded: .given(config))
     }
 
     /// Applies a batch of changes of one project.
     /// - Parameter diskFaults: collects the disk faults (full, read-only) behind failed writes, which
     ///   pass by themselves: the agent goes through the project again soon.
-    func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration,
+    /// Applies a batch of changes of one project, derived from `project`'s inputs.
+    /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
+    public func apply(_ changes: [DocumentChange], project: ProjectInputs) -> [PathBytes: String?] {
+        var faults = Set<FaultRecovery.DiskFault>()
+        return apply(changes, project: project, diskFaults: &faults)
+    }
+
+    func apply(_ changes: [DocumentChange], project: ProjectInputs,
                diskFaults: inout Set<FaultRecovery.DiskFault>) -> [PathBytes: String?] {
+        let root = project.root
         var problems: [PathBytes: String?] = [:]
         var records: [DocumentStateStore.Entry] = []
         var saved: [(PathBytes, [UInt8]?, String?, MarkdownDocument, String)] = []
@@ -50,7 +65,7 @@ public struct DocumentPipeline: Sendable {
         for change in changes {
             switch change {
             case .updated(let rel, let doc, let sha, let previousSha):
-                let (problem, previous) = update(root: root, rel: rel, doc: doc, sha: sha, config: config, records: &records,
+                let (problem, previous) = update(project: project, rel: rel, doc: doc, sha: sha, records: &records,
                                                  written: &written, diskFaults: &diskFaults)
                 problems[rel] = problem
                 if previousSha != sha { saved.append((rel, previous, previousSha, doc, sha)) }
@@ -67,7 +82,7 @@ public struct DocumentPipeline: Sendable {
                 do { try owner.moved(project: root, from: from, to: to) } catch {
                     logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
                 }
-                problems[to] = update(root: root, rel: to, doc: doc, sha: sha, config: config, records: &records,
+                problems[to] = update(project: project, rel: to, doc: doc, sha: sha, records: &records,
                                       written: &written, diskFaults: &diskFaults).0
             }
         }
@@ -92,9 +107,12 @@ public struct DocumentPipeline: Sendable {
     /// through the edit, writes its sidecar and records it in the database.
     /// - Returns: a problem line (nil when all went well) and the previous bytes, when known.
     /// - Parameter records: collects the state to record in the database (in one transaction per batch).
-    func update(root: PathBytes, rel: PathBytes, doc: MarkdownDocument, sha: String, config: Configuration,
+    func update(project: ProjectInputs, rel: PathBytes, doc: MarkdownDocument, sha: String,
                 records: inout [DocumentStateStore.Entry], written: inout [(PathBytes, DocumentOwner.Outcome)],
                 diskFaults: inout Set<FaultRecovery.DiskFault>) -> (String?, [UInt8]?) {
+        let root = project.root
+        let config = project.config
+        var key = ""
         let recorded = states.previousContent(project: root, document: rel)
         var journey = JourneyUpdate()
         var previousBytes: [UInt8]?
@@ -114,8 +132,12 @@ public struct DocumentPipeline: Sendable {
                 previousBytes = previous
                 sidecar.document = rel.display
                 sidecar.sha256 = sha
-                sidecar.words = doc.wordCount
-                sidecar.quick = quickFindings(doc, config: config, overrides: sidecar.journey.overrides, root: root)
+                let inputs = resolver.inputs(project: project, relative: rel, document: doc, sha256: sha,
+                                             overrides: .some(sidecar.journey.overrides))
+                let derived = resolver.derive(inputs)
+                key = inputs.key
+                sidecar.words = derived.words
+                sidecar.quick = derived.findings
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
             written.append((rel, outcome))
@@ -123,7 +145,7 @@ public struct DocumentPipeline: Sendable {
             let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
             records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
                                                     contentSha256: sha, dropContent: !pending,
-                                                    derivedFrom: Self.derivation(sha256: sha, config: config)))
+                                                    derivedFrom: key))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",
@@ -186,32 +208,26 @@ public struct DocumentPipeline: Sendable {
         return problems
     }
 
-    /// The quick heuristics for a document, with the settings `DocumentSettings.resolve` gives it.
-    /// - Parameter overrides: what `journey set` recorded in its sidecar.
-    public func quickFindings(_ doc: MarkdownDocument, config: Configuration, overrides: JourneyOverrides? = nil,
-                              flags: DocumentSettings.Flags = .init(), root: PathBytes? = nil) -> [Finding] {
-        let settings = DocumentSettings.resolve(flags: flags, frontMatter: doc.frontMatter.tk, overrides: overrides,
-                                                config: config, catalog: catalog)
-        // The project's words (its dictionary, the names it uses): the same as `check` reads.
-        return engines.engine(for: settings.heuristics).findings(in: doc, project: root.map { ProjectWords.cached(project: $0) })
-    }
-
-    /// What a sidecar's derived parts (quick findings, journey settings) depend on besides the
-    /// document's own sidecar: its bytes and the project settings.
-    public static func derivation(sha256: String, config: Configuration) -> String {
-        sha256 + ":" + DocumentSettings.projectDigest(config)
-    }
-
-    /// The `stale` rule for `Indexer.sync`: unchanged documents whose recorded derivation is not the
-    /// one their indexed bytes and the project's settings give (or that have none).
-    public func staleDerivations(root: PathBytes, config: Configuration) -> ([PathBytes: String], Bool) throws -> Set<PathBytes> {
+    /// The `stale` rule for `Indexer.sync`: unchanged documents whose recorded derivation key is not
+    /// the one their indexed bytes and the project's inputs give now (or that have none). Comparing
+    /// keys costs a read of the recorded ones: nothing is parsed.
+    public func staleDerivations(project: ProjectInputs) -> ([PathBytes: String], Bool) throws -> Set<PathBytes> {
         let states = self.states
+        let projectKey = project.key
+        let root = project.root
         return { unchanged, wholeProject in
             let recorded = try states.derivations(project: root, paths: wholeProject ? nil : Array(unchanged.keys))
             var out = Set<PathBytes>()
-            for (rel, sha) in unchanged where recorded[rel] != Self.derivation(sha256: sha, config: config) { out.insert(rel) }
+            for (rel, sha) in unchanged where recorded[rel] != DocumentResolver.key(sha256: sha, project: projectKey) {
+                out.insert(rel)
+            }
             return out
         }
+    }
+
+    /// `staleDerivations(project:)` for a configuration given as a value.
+    public func staleDerivations(root: PathBytes, config: Configuration) -> ([PathBytes: String], Bool) throws -> Set<PathBytes> {
+        staleDerivations(project: projectInputs(root: root, config: config))
     }
 }
 

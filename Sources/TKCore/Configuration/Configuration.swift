@@ -106,6 +106,19 @@ public struct LoadedConfiguration: Sendable {
     public var sources: [String: ConfigSource]
     /// One line per problem (a config file that is not valid JSON, a wrong type…).
     public var problems: [String]
+
+    /// The dotted keys a user, project, environment or flag layer set (not built-in defaults).
+    public var configured: Set<String> { Set(sources.lazy.filter { $0.value != .default }.map(\.key)) }
+
+    /// A configuration given as a value, without its layers: the heuristics limits that differ
+    /// from the built-in defaults count as configured.
+    public static func given(_ config: Configuration) -> LoadedConfiguration {
+        let d = Configuration.defaults.heuristics
+        var sources: [String: ConfigSource] = [:]
+        if config.heuristics.maxSentenceWords != d.maxSentenceWords { sources["heuristics.max_sentence_words"] = .project }
+        if config.heuristics.maxGrade != d.maxGrade { sources["heuristics.max_grade"] = .project }
+        return LoadedConfiguration(config: config, tree: .object([:]), sources: sources, problems: [])
+    }
 }
 
 /// Loads the configuration layers: flags › environment › project › user › defaults.

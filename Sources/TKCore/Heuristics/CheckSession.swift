@@ -8,15 +8,24 @@ public struct CheckSession {
     /// `--story-type`, already validated.
     public let storyTypeOverride: String?
     private var cache: [PathBytes: LoadedConfiguration] = [:]
+    private var projects: [PathBytes: ProjectInputs] = [:]
     private var reported: Set<String> = []
-    private var loadedCatalog: AdvisorCatalog?
-    /// The engine of the previous document, reused while the options stay the same (building one
-    /// costs more than checking a document).
-    private var lastEngine: HeuristicsEngine?
+    /// The one resolver of a document's inputs and its derivation, as the agent's.
+    public let resolver: DocumentResolver
+    /// The watched projects of the user config (a document below one belongs to it).
+    private let knownRoots: [PathBytes]
 
     public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
                 storyTypeOverride: String? = nil) {
         self.paths = paths; self.environment = environment; self.storyTypeOverride = storyTypeOverride
+        self.resolver = DocumentResolver(paths: paths, environment: environment)
+        self.knownRoots = ProjectRegistry.configured(resolver.configuration(project: nil).config)
+    }
+
+    /// The project of a document: `DocumentResolver.projectRoot`'s one rule (the watched projects
+    /// of the user config, else the nearest folder with a `.tk/` folder).
+    public func project(forFile file: PathBytes) -> PathBytes {
+        DocumentResolver.projectRoot(forFile: file, known: knownRoots)
     }
 
     /// The nearest ancestor folder of `file` (absolute) that contains a `.tk` folder, else the file's folder.
@@ -38,9 +47,17 @@ public struct CheckSession {
     /// The effective configuration of a project (its `.tk/config.json` over the user config), cached.
     public mutating func configuration(project: PathBytes) -> LoadedConfiguration {
         if let c = cache[project] { return c }
-        let loaded = ConfigurationLoader.load(paths: paths, project: project, environment: environment)
+        let loaded = resolver.configuration(project: project)
         cache[project] = loaded
         return loaded
+    }
+
+    /// A project's inputs (configuration, dictionary, names), read once per session.
+    public mutating func projectInputs(_ project: PathBytes) -> ProjectInputs {
+        if let p = projects[project] { return p }
+        let p = resolver.project(project, loaded: configuration(project: project))
+        projects[project] = p
+        return p
     }
 
     /// What walking a folder found.
@@ -70,10 +87,10 @@ public struct CheckSession {
         let walk = DirectoryWalker.walk(root: root, directory: directory, filter: filter)
         var out = FolderDocuments()
         out.problems = walk.problems
-        let limit = Int64(max(0, loaded.config.watch.maxFileBytes))
+        let limit = max(0, loaded.config.watch.maxFileBytes)
         for (path, stat) in walk.documents {
-            if stat.size > limit {
-                out.skipped.append("\(path.display): \(stat.size) bytes is over watch.max_file_bytes (\(limit)); skipped")
+            if let refusal = DocumentResolver.refusal(display: path.display, size: stat.size, bytes: nil, maxFileBytes: limit) {
+                out.skipped.append(refusal)
             } else {
                 out.files.append(path)
             }
@@ -81,39 +98,23 @@ public struct CheckSession {
         return out
     }
 
-    /// The options for one document, plus configuration problems not reported before (one line each).
+    /// The inputs of one document, plus configuration problems not reported before (one line each).
     ///
-    /// They are `DocumentSettings.resolve`'s, as the agent's sidecar gets them: `--story-type` ›
-    /// front matter › `journey set` (read from the document's sidecar, when it has one) › config,
-    /// with the resolved advisors' quick tips.
+    /// They are `DocumentResolver.inputs`, as the agent's sidecar gets them: `--story-type` › front
+    /// matter › `journey set` (read from the document's sidecar, when it has one) › config › the
+    /// story type's limits, with the project's words and the resolved advisors' quick tips.
     /// - Parameters:
     ///   - project: the project root whose `.tk/config.json` applies.
     ///   - relative: the document's path below `project` (nil for standard input).
-    ///   - document: the parsed document (its front matter may name a story type).
-    public mutating func options(project: PathBytes, relative: PathBytes? = nil,
-                                 document: MarkdownDocument) -> (HeuristicsOptions, [String]) {
-        let loaded = configuration(project: project)
+    ///   - document: the parsed document.
+    public mutating func inputs(project: PathBytes, relative: PathBytes? = nil,
+                                document: MarkdownDocument) -> (DocumentInputs, [String]) {
+        let inputs = projectInputs(project)
         var problems: [String] = []
-        for p in loaded.problems where reported.insert(p).inserted { problems.append(p) }
-        var overrides: JourneyOverrides?
-        if let relative, FileSystem.lstatIfExists(ReviewSidecar.path(project: project, document: relative)) != nil,
-           case .ok(let sidecar, _) = SidecarStore().read(project: project, document: relative) {
-            overrides = sidecar.journey.overrides
-        }
-        let catalog = loadedCatalog ?? AdvisorCatalog.load(paths: paths)
-        loadedCatalog = catalog
-        let settings = DocumentSettings.resolve(
-            flags: .init(storyType: storyTypeOverride), frontMatter: document.frontMatter.tk, overrides: overrides,
-            config: loaded.config, catalog: catalog)
-        return (settings.heuristics, problems)
-    }
-
-    /// The heuristics engine for `options` (the previous one when they did not change).
-    public mutating func engine(for options: HeuristicsOptions) -> HeuristicsEngine {
-        if let e = lastEngine, e.options == options { return e }
-        let e = HeuristicsEngine(options: options)
-        lastEngine = e
-        return e
+        for p in inputs.loaded.problems where reported.insert(p).inserted { problems.append(p) }
+        let doc = resolver.inputs(project: inputs, relative: relative, document: document,
+                                  flags: .init(storyType: storyTypeOverride))
+        return (doc, problems)
     }
 }
 
@@ -122,7 +123,12 @@ public struct CheckReport: Encodable, Sendable {
     public struct File: Encodable, Sendable {
         public var path: String
         public var findings: [Finding]
-        public init(path: String, findings: [Finding]) { self.path = path; self.findings = findings }
+        /// Why the file was not checked, as the agent reports it (not text, over
+        /// `watch.max_file_bytes`); absent for a checked file.
+        public var skipped: String?
+        public init(path: String, findings: [Finding], skipped: String? = nil) {
+            self.path = path; self.findings = findings; self.skipped = skipped
+        }
     }
 
     public var schema = "tk.check/1"
@@ -148,8 +154,9 @@ public struct CheckReport: Encodable, Sendable {
         func paint(_ s: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
         var out = ""
         var counts: [Severity: Int] = [:]
-        for f in files where !f.findings.isEmpty {
+        for f in files where !f.findings.isEmpty || f.skipped != nil {
             out += paint(f.path, "1") + "\n"
+            if let why = f.skipped { out += "  " + paint(Self.oneLine(why), "2") + "\n\n"; continue }
             let width = f.findings.map { "\($0.line):\($0.column)".count }.max() ?? 0
             for x in f.findings {
                 counts[x.severity, default: 0] += 1
@@ -166,15 +173,16 @@ public struct CheckReport: Encodable, Sendable {
             out += "\n"
         }
         let n = findingCount
-        let fileWord = files.count == 1 ? "file" : "files"
+        let checked = files.filter { $0.skipped == nil }.count
+        let fileWord = checked == 1 ? "file" : "files"
         if n == 0 {
-            out += "No findings in \(files.count) \(fileWord).\n"
+            out += "No findings in \(checked) \(fileWord).\n"
         } else {
             let parts = [Severity.warning, .suggestion, .info].compactMap { s -> String? in
                 guard let c = counts[s], c > 0 else { return nil }
                 return "\(c) \(s.rawValue)\(c == 1 ? "" : "s")"
             }
-            out += "\(n) finding\(n == 1 ? "" : "s") in \(files.count) \(fileWord) (\(parts.joined(separator: ", "))).\n"
+            out += "\(n) finding\(n == 1 ? "" : "s") in \(checked) \(fileWord) (\(parts.joined(separator: ", "))).\n"
         }
         return out
     }

@@ -50,27 +50,30 @@ public struct HeuristicsOptions: Sendable, Equatable {
         "academic_paper", "marketing_copy", "technical_docs", "email_memo",
     ]
 
-    /// Sentence-length and grade limits per story type; the effective limit is the stricter of
-    /// this and the configured one.
-    public static let storyTypeLimits: [String: (words: Int, grade: Double)] = [
-        "blog_personal": (25, 12), "blog_professional": (25, 14), "brd_prd": (25, 14),
-        "creative_fiction": (35, 14), "biography": (30, 16), "academic_paper": (35, 18),
-        "marketing_copy": (20, 10), "technical_docs": (25, 14), "email_memo": (20, 12),
-    ]
-
-    /// Options from the `heuristics` configuration, made stricter by the story type when it has tighter limits.
+    /// Options from the `heuristics` configuration and the story type's limits.
+    ///
+    /// The story type's limits (`thresholds` in the story-type table, what `story-types show` prints)
+    /// are defaults, not a cap: a limit the user or the project configured explicitly wins, so
+    /// `max_sentence_words: 40` loosens a story type's 35. Without a story type the configured (or
+    /// built-in) limits apply. A story type without a grade limit (`max_grade: null`) checks none.
     /// - Parameters:
-    ///   - configuration: `heuristics.max_sentence_words`, `max_grade`, `disabled`, `allow`.
-    ///   - storyType: a story type id; unknown ids and nil leave the configured limits.
+    ///   - configuration: `heuristics.max_sentence_words`, `max_grade`, `disabled`, `allow`, `spelling`, `lang`.
+    ///   - thresholds: the story type's limits, nil without a (known) story type.
+    ///   - configured: dotted keys set by the user or project configuration (`heuristics.max_grade`);
+    ///     the others hold built-in defaults, which a story type's limits replace.
     ///   - extraRules: phrase rules to add (advisor tips).
-    public init(configuration c: Configuration.Heuristics, storyType: String? = nil, extraRules: [PhraseRule] = []) {
+    public init(configuration c: Configuration.Heuristics, thresholds: HeuristicThresholds? = nil,
+                configured: Set<String> = [], extraRules: [PhraseRule] = []) {
         var words = c.maxSentenceWords
         var grade = c.maxGrade
-        if let t = storyType, let limits = Self.storyTypeLimits[t] {
-            words = min(words, limits.words)
-            grade = min(grade, limits.grade)
+        if let t = thresholds {
+            if !configured.contains("heuristics.max_sentence_words") { words = t.maxSentenceWords }
+            if !configured.contains("heuristics.max_grade") { grade = t.maxGrade ?? Self.noGradeLimit }
         }
         self.init(maxSentenceWords: max(1, words), maxGrade: grade, disabled: Set(c.disabled), allow: c.allow,
                   extraRules: extraRules, spelling: c.spelling, language: c.lang)
     }
+
+    /// The grade limit of a story type that has none: no paragraph reaches it.
+    public static let noGradeLimit: Double = 1000
 }

@@ -25,6 +25,8 @@ public struct JourneyActions: Sendable {
     public let environment: [String: String]
     /// The one writer of sidecars and journey rows.
     public let owner: DocumentOwner
+    /// The one resolver of a document's inputs and its derivation.
+    public let resolver: DocumentResolver
 
     public init(paths: Paths, database: AppDatabase?, sidecars: SidecarStore? = nil, catalog: AdvisorCatalog? = nil,
                 environment: [String: String] = ProcessInfo.processInfo.environment,
@@ -33,8 +35,10 @@ public struct JourneyActions: Sendable {
         let sidecars = sidecars ?? .shared(paths: paths)
         self.sidecars = sidecars
         self.states = database.map { DocumentStateStore(database: $0) }
-        self.catalog = catalog ?? AdvisorCatalog.load(paths: paths)
+        let catalog = catalog ?? AdvisorCatalog.load(paths: paths)
+        self.catalog = catalog
         self.environment = environment
+        self.resolver = DocumentResolver(paths: paths, environment: environment, catalog: catalog)
         self.owner = DocumentOwner(sidecars: sidecars, database: database, observers: observers)
     }
 
@@ -58,8 +62,7 @@ public struct JourneyActions: Sendable {
         guard abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else {
             throw JourneyActionError("\(file): not a markdown document (.md or .markdown)")
         }
-        let containing = knownRoots().filter { abs.isWithin($0) && abs != $0 }.max { $0.bytes.count < $1.bytes.count }
-        let root = containing ?? CheckSession.projectRoot(forFile: abs)
+        let root = DocumentResolver.projectRoot(forFile: abs, known: knownRoots())
         guard let rel = abs.relative(to: root), !rel.isEmpty else { throw JourneyActionError("\(file): cannot tell its project folder") }
         return DocumentLocation(project: root, relative: rel)
     }
@@ -108,7 +111,7 @@ public struct JourneyActions: Sendable {
 
     /// The configuration of a project.
     public func configuration(project: PathBytes) -> Configuration {
-        ConfigurationLoader.load(paths: paths, project: project, environment: environment).config
+        resolver.configuration(project: project).config
     }
 
     /// The document's current sidecar, or the journey computed from the document when it has none yet.
@@ -169,7 +172,8 @@ public struct JourneyActions: Sendable {
         }
         let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
         let sha = SHA256Digest.hex(bytes)
-        let config = configuration(project: loc.project)
+        let project = resolver.project(loc.project)
+        let config = project.config
         var derived: String?
         let outcome = try owner.change(
             project: loc.project, document: loc.relative, cause: .journeySet, fresh: { try self.fresh(loc) },
@@ -178,11 +182,16 @@ public struct JourneyActions: Sendable {
             try JourneyEngine.set(&sidecar, stage: stage, storyType: storyType, advisors: advisors,
                                   draftStage: draftStage, catalog: catalog)
             JourneyEngine.applySettings(&sidecar.journey, tk: doc.frontMatter.tk, config: config, catalog: catalog)
+            // The quick findings follow the new settings, derived as the agent derives them (the
+            // project's words included); the recorded key tells the agent they are current. A sidecar
+            // of older bytes is left to the agent, which follows its suggestions through the edit.
             if sidecar.sha256 == sha {
-                let settings = DocumentSettings.resolve(frontMatter: doc.frontMatter.tk, overrides: sidecar.journey.overrides,
-                                                        config: config, catalog: catalog)
-                sidecar.quick = HeuristicsEngine(options: settings.heuristics).findings(in: doc)
-                derived = DocumentPipeline.derivation(sha256: sha, config: config)
+                let inputs = resolver.inputs(project: project, relative: loc.relative, document: doc, sha256: sha,
+                                             overrides: .some(sidecar.journey.overrides))
+                let result = resolver.derive(inputs)
+                sidecar.words = result.words
+                sidecar.quick = result.findings
+                derived = inputs.key
             }
         }
         return (SidecarStore.Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem), doc.frontMatter.tk)

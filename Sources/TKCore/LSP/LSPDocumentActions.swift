@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// Everything the language server changes outside its own buffers goes through here: suggestion
 /// decisions, the journey, review rounds, the project dictionary, and reading sidecars.
@@ -11,11 +12,21 @@ public struct LSPDocumentActions: Sendable {
     public let paths: Paths
     public let environment: [String: String]
     let catalog: AdvisorCatalog
+    /// The one resolver of a document's inputs (as the agent's and `check`'s).
+    public let resolver: DocumentResolver
+    private let recent = RecentProjectInputs()
 
     public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.paths = paths
         self.environment = environment
         catalog = AdvisorCatalog.load(paths: paths)
+        resolver = DocumentResolver(paths: paths, environment: environment, catalog: catalog)
+    }
+
+    /// A project's inputs (configuration given, dictionary, names), read again at most every
+    /// `RecentProjectInputs.maxAge` while the writer types.
+    public func projectInputs(_ root: PathBytes, loaded: LoadedConfiguration) -> ProjectInputs {
+        recent.inputs(root, loaded: loaded) { resolver.project(root, loaded: loaded) }
     }
 
     private func journey() -> JourneyActions {
@@ -29,7 +40,7 @@ public struct LSPDocumentActions: Sendable {
 
     /// The project a file belongs to even when it does not exist yet (an unsaved new buffer).
     public func project(forFile file: PathBytes) -> PathBytes {
-        locate(file: file)?.project ?? CheckSession.projectRoot(forFile: file)
+        locate(file: file)?.project ?? DocumentResolver.projectRoot(forFile: file)
     }
 
     /// The document's sidecar as it is on disk, nil when there is none or it cannot be read.
@@ -45,7 +56,7 @@ public struct LSPDocumentActions: Sendable {
 
     /// The effective configuration of a project (its `.tk/config.json` over the user config).
     public func configuration(project: PathBytes) -> LoadedConfiguration {
-        ConfigurationLoader.load(paths: paths, project: project, environment: environment)
+        resolver.configuration(project: project)
     }
 
     /// Marks a suggestion accepted or skipped (the editor applies the wording itself).
@@ -58,15 +69,10 @@ public struct LSPDocumentActions: Sendable {
     /// `journey set`: stage, story type, advisors, draft stage.
     public func journeySet(_ loc: DocumentLocation, stage: String?, storyType: String?, advisors: [String]?,
                            draftStage: String?) throws -> ReviewSidecar {
-        let actions = journey()
-        let bytes = (try? FileSystem.read(loc.absolute, limit: 64 << 20)) ?? []
-        let tk = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display).frontMatter.tk
-        let outcome = try actions.modify(loc) { sidecar in
-            try JourneyEngine.set(&sidecar, stage: stage, storyType: storyType, advisors: advisors,
-                                  draftStage: draftStage, catalog: actions.catalog)
-            JourneyEngine.applySettings(&sidecar.journey, tk: tk, config: actions.configuration(project: loc.project),
-                                        catalog: actions.catalog)
-        }
+        // The same action as `tk-agent journey set`: the quick findings are derived again with the
+        // new settings and recorded with their derivation key.
+        let (outcome, _) = try journey().setJourney(loc, stage: stage, storyType: storyType, advisors: advisors,
+                                                    draftStage: draftStage)
         _ = AgentLock.signal(paths: paths, SIGUSR1)
         return outcome.sidecar
     }
@@ -128,5 +134,25 @@ public struct LSPDocumentActions: Sendable {
     public func advisorName(_ id: String) -> String {
         let name = catalog.role(id)?.name ?? id.replacingOccurrences(of: "_", with: " ")
         return name.lowercased()
+    }
+}
+
+/// The project inputs the language server read lately: a keystroke does not walk the project.
+final class RecentProjectInputs: Sendable {
+    static let maxAge = Duration.seconds(2)
+    private let entries = Mutex<[PathBytes: (at: ContinuousClock.Instant, inputs: ProjectInputs)]>([:])
+
+    func inputs(_ root: PathBytes, loaded: LoadedConfiguration, read: () -> ProjectInputs) -> ProjectInputs {
+        let now = ContinuousClock.now
+        if let hit = entries.withLock({ $0[root] }), now - hit.at < Self.maxAge,
+           hit.inputs.loaded.config == loaded.config {
+            return hit.inputs
+        }
+        let fresh = read()
+        entries.withLock { e in
+            if e.count > 16 { e.removeAll() }
+            e[root] = (now, fresh)
+        }
+        return fresh
     }
 }

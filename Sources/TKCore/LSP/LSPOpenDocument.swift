@@ -124,7 +124,7 @@ struct LSPOpenDocument: Sendable {
     /// Lints the buffer and rebuilds the diagnostics. Returns whether they changed.
     mutating func relint(actions: LSPDocumentActions, settings: LSPSettings, encoding: LSPPositionEncoding) -> Bool {
         dirty = false
-        let projectRoot = project ?? CheckSession.projectRoot(startingAt: FileSystem.absolute(FileManager.default.currentDirectoryPath))
+        let projectRoot = project ?? DocumentResolver.projectRoot(forFile: FileSystem.absolute(FileManager.default.currentDirectoryPath).appending("-"))
         let loaded = config ?? actions.configuration(project: projectRoot)
         config = loaded
         let limit = settings.maxFileBytes ?? max(1, loaded.config.watch.maxFileBytes)
@@ -141,12 +141,13 @@ struct LSPOpenDocument: Sendable {
             tooBig = nil
             // The one settings resolution (front matter › journey set › config › story type), as `check`
             // and the agent use, so the editor shows what the sidecar says.
+            // The project's words too: the inputs `DocumentResolver` gives the agent and `check`.
+            let project = actions.projectInputs(projectRoot, loaded: loaded)
             let resolved = DocumentSettings.resolve(
                 flags: .init(), frontMatter: Self.frontMatterTK(buffer.bytes), overrides: sidecarOverrides,
-                config: loaded.config, catalog: actions.catalog)
+                config: loaded.config, configured: loaded.configured, catalog: project.catalog)
             let options = settings.options(resolved.heuristics)
-            findings = linter.findings(buffer.bytes, options: options, fileName: fileName,
-                                       project: ProjectWords.cached(project: projectRoot))
+            findings = linter.findings(buffer.bytes, options: options, fileName: fileName, project: project.words)
             out.reserveCapacity(findings.count + pending.count)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }

@@ -88,7 +88,6 @@ public actor EmbeddingWorker: AgentExtension {
 
     /// One pass: backfill passages of old index entries, then embed everything pending.
     func pass() async {
-        backfill()
         if clientResolvedAt == nil || (client == nil && Date().timeIntervalSince(clientResolvedAt ?? .distantPast) > 60) {
             clientResolvedAt = Date()
             switch await EmbeddingClientFactory.make(configuration: configuration, environment: environment, logger: logger) {
@@ -100,6 +99,15 @@ public actor EmbeddingWorker: AgentExtension {
                 set(EmbeddingStatus(state: "off", reason: why + "; retrieval is keyword-only"))
             }
         }
+        if client != nil, let unwritten = try? database.unwrittenPassages(), unwritten > 0 {
+            // Passages not written yet wait for a vector too: status never says nothing is pending
+            // while they do (the count becomes exact once they are written).
+            var s = status
+            s.pending = max(s.pending, unwritten)
+            s.state = "embedding"
+            set(s)
+        }
+        backfill()
         guard let client else { return }
         do {
             try await embedPending(client)

@@ -130,6 +130,18 @@ extension AppDatabase {
         }
     }
 
+    /// How many passages documents will get when their passages are written (indexed in bulk, or
+    /// changed since): at least one a document, about one per `wordsPerPassage` words.
+    public func unwrittenPassages(wordsPerPassage: Int = 200) throws -> Int {
+        try writer.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(MAX(1, c.words / ?)), 0) FROM document c
+                LEFT JOIN document_retrieval r ON r.document_id = c.id
+                WHERE r.document_id IS NULL OR r.sha256 != c.sha256
+                """, arguments: [max(1, wordsPerPassage)]) ?? 0
+        }
+    }
+
     /// The passages of one document, in order.
     public func passages(documentID: Int64) throws -> [StoredPassage] {
         try storedPassages(where: "p.document_id = ?", [documentID], order: "p.ordinal")

@@ -107,7 +107,7 @@ public struct DocumentOwner: Sendable {
         public var contentSha256: String?
         /// Forget the recorded bytes.
         public var dropContent: Bool
-        /// `DocumentPipeline.derivation` of the bytes and settings the sidecar was derived from.
+        /// The derivation key (`DocumentInputs.key`) of the inputs the sidecar was derived from.
         public var derivedFrom: String?
         public init(content: [UInt8]? = nil, contentSha256: String? = nil, dropContent: Bool = false, derivedFrom: String? = nil) {
             self.content = content; self.contentSha256 = contentSha256; self.dropContent = dropContent

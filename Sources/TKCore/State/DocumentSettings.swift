@@ -41,9 +41,12 @@ public struct DocumentSettings: Sendable, Equatable {
     ///   - frontMatter: the document's `tk:` block.
     ///   - overrides: what `journey set` recorded in the document's sidecar, if anything.
     ///   - config: the project's configuration merged over the user's.
-    ///   - catalog: the advisors and story types (for the story type's default advisors and the tips).
+    ///   - configured: the dotted keys the user or project configuration set (see
+    ///     `LoadedConfiguration.configured`): those limits win over the story type's.
+    ///   - catalog: the advisors and story types (the story type's default advisors and limits, the tips).
     public static func resolve(flags: Flags = Flags(), frontMatter tk: TKBlock, overrides: JourneyOverrides?,
-                               config: Configuration, catalog: AdvisorCatalog) -> DocumentSettings {
+                               config: Configuration, configured: Set<String> = [],
+                               catalog: AdvisorCatalog) -> DocumentSettings {
         let o = overrides ?? JourneyOverrides()
         let storyType = flags.storyType ?? tk.storyType ?? o.storyType ?? config.storyType
         let candidates: [[String]?] = [flags.advisors, tk.advisors, o.advisors, config.advisors,
@@ -62,23 +65,13 @@ public struct DocumentSettings: Sendable, Equatable {
         return DocumentSettings(
             storyType: storyType, advisors: advisors, draftStage: draftStage,
             review: tk.review != false,
-            heuristics: HeuristicsOptions(configuration: config.heuristics, storyType: storyType, extraRules: tips))
+            heuristics: HeuristicsOptions(configuration: config.heuristics, thresholds: catalog.storyType(storyType ?? "")?.thresholds,
+                                          configured: configured, extraRules: tips))
     }
 
     /// A draft stage as written by a user (`"Late"`, `" early "`), or nil when it is not one.
     public static func normalisedDraftStage(_ s: String?) -> DraftStage? {
         guard let s else { return nil }
         return DraftStage(rawValue: s.trimmingCharacters(in: .whitespaces).lowercased())
-    }
-
-    /// A short digest of the project-level settings the derived state of a document depends on (quick
-    /// findings, journey settings). A sidecar recorded under another digest is recomputed.
-    public static func projectDigest(_ config: Configuration) -> String {
-        let h = config.heuristics
-        let text = [
-            "h:\(h.maxSentenceWords):\(h.maxGrade):\(h.disabled.sorted()):\(h.allow)",
-            "s:\(config.storyType ?? "")", "a:\(config.advisors ?? [])", "d:\(config.draftStage ?? "")",
-        ].joined(separator: "\n")
-        return String(SHA256Digest.hex(Array(text.utf8)).prefix(16))
     }
 }

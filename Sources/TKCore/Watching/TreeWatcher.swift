@@ -257,8 +257,9 @@ public final class TreeWatcher: Sendable {
             return
         }
         if let root = Self.rootOfConfigFolder(directory), s.roots[root] != nil {
-            // `<root>/.tk` is watched (not walked) only for the project's `config.json`.
-            if event.name == Self.configName, !mask.isDisjoint(with: .pathDirty) {
+            // `<root>/.tk` is watched (not walked) only for the project's `config.json` and its
+            // dictionary (both project-wide inputs of every document's derived state).
+            if event.name == Self.configName || event.name == Self.dictionaryName, !mask.isDisjoint(with: .pathDirty) {
                 s.output.append(.configChanged(root: root))
             }
             if !mask.isDisjoint(with: [.deleteSelf, .moveSelf]) { removeWatches(under: directory, &s) }
@@ -613,6 +614,7 @@ public final class TreeWatcher: Sendable {
 
     static let configFolderName = Array(".tk".utf8)
     static let configName = Array("config.json".utf8)
+    static let dictionaryName = Array("dictionary.txt".utf8)
 
     /// The root whose `.tk` folder `directory` is, if it is one.
     static func rootOfConfigFolder(_ directory: PathBytes) -> PathBytes? {

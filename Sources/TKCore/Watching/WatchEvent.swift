@@ -16,7 +16,8 @@ public enum WatchEvent: Sendable, Hashable, CustomStringConvertible {
     case problem(root: PathBytes, kind: WatchProblem, message: String)
     /// The earlier problem for this root no longer applies.
     case problemCleared(root: PathBytes)
-    /// The project's own configuration file (`<root>/.tk/config.json`) was written, created or removed.
+    /// The project's own configuration file (`<root>/.tk/config.json`) or its dictionary
+    /// (`<root>/.tk/dictionary.txt`) was written, created or removed.
     case configChanged(root: PathBytes)
 
     /// The project root the event belongs to.

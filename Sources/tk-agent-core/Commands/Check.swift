@@ -76,14 +76,15 @@ extension TKAgent {
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
                 let t1 = clock.now
-                let (options, problems) = session.options(project: project, relative: relative, document: doc)
+                // The agent's derivation of the same inputs: what `check` prints is what the sidecar says.
+                let (inputs, problems) = session.inputs(project: project, relative: relative, document: doc)
                 for p in problems { printError(p) }
                 if let fm = doc.frontMatterProblem { printError("\(display): \(fm)") }
-                let engine = session.engine(for: options)
+                let engine = session.resolver.engine(for: inputs.settings.heuristics)
                 if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
-                let findings = engine.findings(in: doc, project: ProjectWords.cached(project: project))
+                let findings = session.resolver.derive(inputs).findings
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -102,7 +103,7 @@ extension TKAgent {
                     if stdinDone { continue }
                     stdinDone = true
                     let data = FileHandle.standardInput.readDataToEndOfFile()
-                    let project = CheckSession.projectRoot(startingAt: FileSystem.absolute(cwd))
+                    let project = session.project(forFile: FileSystem.absolute(cwd).appending("-"))
                     check(bytes: Array(data), display: "-", project: project, relative: nil, fileName: "stdin.md")
                     continue
                 }
@@ -139,8 +140,20 @@ extension TKAgent {
 
             func checkFile(_ path: PathBytes, display: String) {
                 do {
-                    let bytes = try FileSystem.read(path, limit: 256 << 20)
-                    let project = CheckSession.projectRoot(forFile: path)
+                    // What is a document is the agent's rule: over `watch.max_file_bytes` or not text,
+                    // the file is reported as the agent reports it, not checked.
+                    let project = session.project(forFile: path)
+                    let limit = max(0, session.configuration(project: project).config.watch.maxFileBytes)
+                    let size = FileSystem.lstatIfExists(path)?.size ?? 0
+                    var bytes: [UInt8]?
+                    if size <= Int64(limit) { bytes = try FileSystem.read(path, limit: limit + 1) }
+                    if let refusal = DocumentResolver.refusal(display: display, size: max(size, Int64(bytes?.count ?? 0)),
+                                                              bytes: bytes, maxFileBytes: limit) {
+                        printError(refusal)
+                        report.files.append(CheckReport.File(path: display, findings: [], skipped: refusal))
+                        return
+                    }
+                    guard let bytes else { return }
                     check(bytes: bytes, display: display, project: project, relative: path.relative(to: project),
                           fileName: path.lastComponent.display)
                 } catch {

@@ -49,7 +49,9 @@ extension TKAgent {
             }
             let loaded = llm.loadConfiguration(project: doc.project)
             let provider = try await llm.makeProvider(configuration: loaded.config)
-            let storyType = type ?? md.frontMatter.tk.storyType.flatMap { catalog.storyType($0) }
+            // The document's story type as every surface resolves it (flag › front matter › `journey set` › config).
+            let storyType = try type ?? Writing.team(catalog: catalog, advisorIDs: [], storyTypeID: nil, document: md,
+                                                     configuration: loaded.config, overrides: doc.overrides).storyType
             let result: CouncilResult
             var onPerspective: (@Sendable (CouncilPerspective) -> Void)?
             if output.ndjson {

@@ -24,12 +24,20 @@ extension TKAgent {
                 throw CLIError("\(r.display) is not a folder; give the root folder of a writing project")
             }
             let db = try openDatabase()
-            let indexer = Indexer(database: db, logger: Logger(label: "tk-agent"))
+            let logger = Logger(label: "tk-agent")
+            let indexer = Indexer(database: db, logger: logger)
+            // The agent's derivation: documents whose derivation key changed (their bytes, or the
+            // project's inputs: configuration, dictionary, names, story types, rules) are derived
+            // again and their sidecars written, as a start of the agent would.
+            let resolver = DocumentResolver(paths: resolved)
+            let pipeline = DocumentPipeline(database: db, logger: logger, sidecars: .shared(paths: resolved),
+                                            catalog: resolver.catalog, resolver: resolver)
             let showProgress = isatty(STDERR_FILENO) != 0 && !output.json
             var results: [IndexSummary] = []
             for root in roots {
-                let project = ConfigurationLoader.load(paths: resolved, project: root)
                 let started = Date()
+                let inputs = resolver.project(root)
+                let config = inputs.config
                 let label = root.lastComponent.display
                 var draw: (@Sendable (Int, Int) -> Void)?
                 if showProgress {
@@ -37,9 +45,15 @@ extension TKAgent {
                 }
                 let report = try indexer.sync(
                     root: root, projectID: try db.projectID(for: root), scopes: [.folder(PathBytes([]))],
-                    filter: PathFilter(ignore: project.config.watch.ignore),
-                    maxFileBytes: project.config.watch.maxFileBytes, progress: draw
-                ) { changes in ProgressHooks.documentsChanged(paths: resolved, database: db, root: root, changes: changes, config: project.config, logger: Logger(label: "tk-agent")) }
+                    filter: PathFilter(ignore: config.watch.ignore),
+                    maxFileBytes: config.watch.maxFileBytes, stale: pipeline.staleDerivations(project: inputs), progress: draw
+                ) { changes in
+                    for (rel, problem) in pipeline.apply(changes, project: inputs) {
+                        if let problem { printError("\(rel.display): \(problem)") }
+                    }
+                    ProgressHooks.documentsChanged(paths: resolved, database: db, root: root, changes: changes, config: config, logger: logger)
+                }
+                _ = pipeline.verifySidecars(root: root)
                 if showProgress { ProgressBar.finish() }
                 var problems: [String] = []
                 for key in report.problems.keys.sorted() {

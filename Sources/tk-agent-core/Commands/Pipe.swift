@@ -58,7 +58,7 @@ extension TKAgent {
             }
             let loaded = llm.loadConfiguration(project: doc.project)
             let team = try Writing.team(catalog: catalog, advisorIDs: explicit, storyTypeID: nil, document: md,
-                                        configuration: loaded.config)
+                                        configuration: loaded.config, overrides: doc.overrides)
             let provider = try await llm.makeProvider(configuration: loaded.config)
             let cats = Writing.ids(categories)
             let result: SuggestResult

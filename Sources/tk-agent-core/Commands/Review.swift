@@ -81,8 +81,7 @@ extension TKAgent {
             if let db = try? AppDatabase.open(paths: paths), let known = try? db.projects() {
                 candidates += known.map(\.root)
             }
-            let containing = candidates.filter { abs.isWithin($0) && $0 != abs }.max { $0.bytes.count < $1.bytes.count }
-            let project = containing ?? CheckSession.projectRoot(forFile: abs)
+            let project = DocumentResolver.projectRoot(forFile: abs, known: candidates)
             guard let rel = abs.relative(to: project), !rel.isEmpty else {
                 throw CLIError("\(file): cannot tell which project it belongs to")
             }

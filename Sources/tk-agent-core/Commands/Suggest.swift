@@ -104,7 +104,7 @@ extension TKAgent {
                     continue
                 }
                 let team = try Writing.team(catalog: catalog, advisorIDs: explicitIDs, storyTypeID: storyTypeID,
-                                            document: md, configuration: config)
+                                            document: md, configuration: config, overrides: doc.overrides)
                 jobs.append(Job(index: i, doc: doc, request: SuggestRequest(
                     document: doc.bytes, documentPath: doc.path.map { $0.lastComponent.display } ?? doc.display,
                     advisors: team.advisors, storyType: team.storyType, draftStage: team.draftStage,

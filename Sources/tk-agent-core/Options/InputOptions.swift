@@ -14,8 +14,13 @@ struct InputDocument {
     var fileName: String { path?.lastComponent.display ?? "stdin.md" }
     /// The project whose `.tk/config.json` applies: the file's, else the working folder's.
     var project: PathBytes {
-        if let path { return CheckSession.projectRoot(forFile: path) }
-        return CheckSession.projectRoot(startingAt: FileSystem.absolute(FileManager.default.currentDirectoryPath))
+        if let path { return DocumentResolver.projectRoot(forFile: path) }
+        return DocumentResolver.projectRoot(forFile: FileSystem.absolute(FileManager.default.currentDirectoryPath).appending("-"))
+    }
+    /// What `journey set` recorded for the file (its sidecar's choices), nil for other text.
+    var overrides: JourneyOverrides? {
+        guard let path, let rel = path.relative(to: project) else { return nil }
+        return DocumentResolver.recordedOverrides(project: project, relative: rel)
     }
 }
 

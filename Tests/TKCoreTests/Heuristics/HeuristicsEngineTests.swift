@@ -141,9 +141,12 @@ enum Labels {
         #expect(categories(s, HeuristicsOptions(maxSentenceWords: 20)).contains(.longSentence))
         var config = Configuration.defaults.heuristics
         config.maxSentenceWords = 30
-        #expect(HeuristicsOptions(configuration: config, storyType: "email_memo").maxSentenceWords == 20)
-        #expect(HeuristicsOptions(configuration: config, storyType: "academic_paper").maxSentenceWords == 30)
-        #expect(HeuristicsOptions(configuration: config, storyType: "nonsense").maxSentenceWords == 30)
+        let memo = AdvisorCatalog.builtIn.storyType("email_memo")?.thresholds
+        #expect(HeuristicsOptions(configuration: config, thresholds: memo).maxSentenceWords == 20)
+        // A configured limit wins over the story type's default.
+        #expect(HeuristicsOptions(configuration: config, thresholds: memo,
+                                  configured: ["heuristics.max_sentence_words"]).maxSentenceWords == 30)
+        #expect(HeuristicsOptions(configuration: config, thresholds: nil).maxSentenceWords == 30)
         let f = check(s, HeuristicsOptions(maxSentenceWords: 20)).first { $0.category == .longSentence }
         #expect(f?.text == s)
     }

@@ -84,15 +84,24 @@ public struct ProjectWords: Sendable, Equatable {
     /// watcher's rules: hidden folders, `node_modules` and `ignore` globs skipped; files over
     /// `maxFileBytes` left out). Unreadable files are skipped silently: this only widens what is accepted.
     public static func scan(project: PathBytes, ignore: [String] = [], maxFileBytes: Int = 10 << 20) -> ProjectWords {
+        scan(project: project, walk: walkDocuments(project: project, ignore: ignore), maxFileBytes: maxFileBytes)
+    }
+
+    /// The documents whose names count (none when `project` has no `.tk/` folder: `check notes.md` in
+    /// a folder that is no project must not walk, say, the whole home folder).
+    static func walkDocuments(project: PathBytes, ignore: [String]) -> [(path: PathBytes, stat: FileStat)] {
+        guard FileSystem.lstatIfExists(project.appending(".tk"))?.kind == .directory else { return [] }
+        return DirectoryWalker.walk(root: project, directory: project, filter: PathFilter(ignore: ignore)).documents
+    }
+
+    static func scan(project: PathBytes, walk documents: [(path: PathBytes, stat: FileStat)], maxFileBytes: Int) -> ProjectWords {
         var words = ProjectWords()
         if let bytes = try? FileSystem.read(project.appending(dictionaryFile), limit: 8 << 20) {
             words.dictionary = parseDictionary(bytes)
         }
-        // Names are counted across a real project only (a folder with `.tk/`): `check notes.md` in a
-        // folder that is no project must not walk, say, the whole home folder.
-        guard FileSystem.lstatIfExists(project.appending(".tk"))?.kind == .directory else { return words }
+        guard !documents.isEmpty else { return words }
         var counts: [String: Int] = [:]
-        let walk = DirectoryWalker.walk(root: project, directory: project, filter: PathFilter(ignore: ignore))
+        let walk = (documents: documents, problems: [String]())
         // A budget keeps a huge project cheap: past it, the names are those of the documents read so far.
         var budget = Self.scanBudgetBytes
         for (path, stat) in walk.documents where stat.size <= Int64(maxFileBytes) {
@@ -110,6 +119,99 @@ public struct ProjectWords: Sendable, Equatable {
             Speller.trimMemory()
         }
         return words
+    }
+
+    /// The project's words as its files say now, with `scan`'s result: the folder is walked (one
+    /// `lstat` a document) and only documents added or changed since the last call (size, modification
+    /// time) are read again; the dictionary is re-read when it changed. Every surface (the agent,
+    /// `check`, the language server, `journey set`) reads them here, so a name used a third time counts
+    /// for all of them at once.
+    public static func current(project: PathBytes, ignore: [String] = [], maxFileBytes: Int = 10 << 20) -> ProjectWords {
+        let documents = walkDocuments(project: project, ignore: ignore)
+        let dictStat = FileSystem.lstatIfExists(project.appending(dictionaryFile))
+        var state = counters.withLock { c in c.removeValue(forKey: project) } ?? NameCounter()
+        if state.ignore != ignore || state.maxFileBytes != maxFileBytes {
+            state = NameCounter()
+            state.ignore = ignore
+            state.maxFileBytes = maxFileBytes
+        }
+        if state.dictionaryStamp != dictStat.map({ [$0.size, $0.mtimeNs] }) {
+            state.dictionaryStamp = dictStat.map { [$0.size, $0.mtimeNs] }
+            state.dictionary = (try? FileSystem.read(project.appending(dictionaryFile), limit: 8 << 20)).map(parseDictionary) ?? []
+        }
+        let words = state.update(documents: documents, maxFileBytes: maxFileBytes)
+        counters.withLock { c in
+            if c.count > 64 { c.removeAll() }
+            c[project] = state
+        }
+        return words
+    }
+
+    private static let counters = Mutex<[PathBytes: NameCounter]>([:])
+
+    /// The capitalised-word counts of a project's documents, kept per document (as word ids) so that
+    /// a change reads one document, not the project.
+    private struct NameCounter: Sendable {
+        struct Entry: Sendable {
+            var size: Int64
+            var mtimeNs: Int64
+            var read: Int
+            var counts: [(UInt32, UInt32)]
+        }
+        var ignore: [String] = []
+        var maxFileBytes = -1
+        var dictionaryStamp: [Int64]?
+        var dictionary: Set<String> = []
+        var ids: [String: UInt32] = [:]
+        var spelled: [String] = []
+        var files: [PathBytes: Entry] = [:]
+
+        /// Brings the counts up to `documents` (as `scan` reads them: in path order, within the budget).
+        mutating func update(documents: [(path: PathBytes, stat: FileStat)], maxFileBytes: Int) -> ProjectWords {
+            var words = ProjectWords(dictionary: dictionary)
+            guard !documents.isEmpty else { files = [:]; return words }
+            var kept: [PathBytes: Entry] = [:]
+            var totals = [UInt32](repeating: 0, count: spelled.count)
+            var budget = ProjectWords.scanBudgetBytes
+            for (path, stat) in documents where stat.size <= Int64(maxFileBytes) {
+                guard budget > 0 else { break }
+                var entry: Entry
+                if let hit = files[path], hit.size == stat.size, hit.mtimeNs == stat.mtimeNs {
+                    entry = hit
+                } else {
+                    guard let bytes = try? FileSystem.read(path, limit: maxFileBytes) else { continue }
+                    var counts: [String: Int] = [:]
+                    ProjectWords.countCapitalised(bytes, into: &counts)
+                    entry = Entry(size: stat.size, mtimeNs: stat.mtimeNs, read: bytes.count, counts: [])
+                    entry.counts.reserveCapacity(counts.count)
+                    for (w, n) in counts {
+                        let id: UInt32
+                        if let known = ids[w] { id = known } else {
+                            id = UInt32(spelled.count)
+                            ids[w] = id
+                            spelled.append(w)
+                            totals.append(0)
+                        }
+                        entry.counts.append((id, UInt32(clamping: n)))
+                    }
+                }
+                budget -= entry.read
+                for (id, n) in entry.counts { totals[Int(id)] &+= n }
+                kept[path] = entry
+            }
+            files = kept
+            for (id, n) in totals.enumerated() where n >= UInt32(ProjectWords.nameThreshold) { words.names.insert(spelled[id]) }
+            return words
+        }
+    }
+
+    /// A digest of the words (for the derivation key): the same sets give the same digest.
+    public var digest: String {
+        var text = "d"
+        for w in dictionary.sorted() { text += "\n" + w }
+        text += "\nn"
+        for w in names.sorted() { text += "\n" + w }
+        return String(SHA256Digest.hex(Array(text.utf8)).prefix(16))
     }
 
     private struct CacheEntry: Sendable {
