@@ -24,6 +24,7 @@ public struct HeuristicsEngine: Sendable {
     ///   capitalised words (used at least `ProjectWords.nameThreshold` times) count as names.
     public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil) -> [Finding] {
         var run = Run(engine: self, doc: doc)
+        let explicit = explicitLanguage(for: doc)
         let speller = spellingEnabled ? try? speller(for: doc).get() : nil
         doc.bytes.withUnsafeBufferPointer { p in
             let tokenizer = Tokenizer(lexicon: lexicon)
@@ -33,17 +34,33 @@ public struct HeuristicsEngine: Sendable {
             for (bi, block) in doc.proseBlocks.enumerated() {
                 tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
                 run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
-                if speller != nil { run.spell.collect(p, tokens: tokens, allowed: run.allowed) }
+                if spellingEnabled { run.collectSpelling(p, tokens: tokens) }
             }
         }
-        if let speller {
-            var words = project ?? ProjectWords()
+        // A whole document in another language: the English rules do not judge it; its own dictionary does.
+        let language = explicit.map(LanguageGuess.code(of:)) ?? run.documentTally.document
+        if language != "en" { run.candidates.removeAll() }
+        var words = project ?? ProjectWords()
+        if spellingEnabled {
             var counts: [String: Int] = [:]
             ProjectWords.countCapitalised(doc.bytes, into: &counts)
             for (w, c) in counts where c >= ProjectWords.nameThreshold { words.names.insert(w) }
-            run.addSpelling(speller: speller, project: words)
+        }
+        if explicit == nil, language != "en" {
+            if spellingEnabled { run.spellDocument(in: language, project: words) }
+        } else {
+            if let speller { run.addSpelling(speller: speller, project: words) }
+            if spellingEnabled { run.spellPassages(project: words) }
         }
         return run.finish()
+    }
+
+    /// The language the document names: its front matter `lang:`, else a configured language other than English
+    /// (the English default leaves room for detection).
+    func explicitLanguage(for doc: MarkdownDocument) -> String? {
+        if let lang = doc.frontMatter.lang { return lang }
+        if options.languageIsExplicit || LanguageGuess.code(of: options.language) != "en" { return options.language }
+        return nil
     }
 
     var spellingEnabled: Bool { options.spelling && !isDisabled("spelling", .spelling) }
@@ -65,7 +82,7 @@ public struct HeuristicsEngine: Sendable {
 }
 
 /// The state of one `findings(in:)` call.
-private struct Run {
+struct Run {
     struct Candidate {
         var start: Int
         var end: Int
@@ -85,12 +102,28 @@ private struct Run {
     var covered: [Bool] = []
     var allowed: [Bool] = []
     var spell = SpellCollector()
+    /// The tokens of the current block (for rules that look around a token).
+    var currentTokens: [Token] = []
+    /// Per token of the current block: inside a passage in another language (no rule judges it).
+    var foreign: [Bool] = []
+    /// The current block's foreign passages (token ranges) and their language codes.
+    var passages: [(Range<Int>, String)] = []
+    /// Words of foreign passages, per language code.
+    var passageSpell: [String: SpellCollector] = [:]
+    /// The first foreign passage's first word (where the `other_language` note goes).
+    var firstForeign: (Int, Int)?
+    /// Stop-word evidence of the whole document's language.
+    var documentTally = LanguageGuess.Tally()
+    /// Style rules leave dialogue alone (creative_fiction, biography).
+    let dialogueIsCharacters: Bool
 
     init(engine: HeuristicsEngine, doc: MarkdownDocument) {
         self.engine = engine
         self.doc = doc
         lx = engine.lexicon
         directives = IgnoreDirectives(document: doc)
+        let storyType = doc.frontMatter.tk.storyType ?? engine.options.storyType
+        dialogueIsCharacters = storyType == "creative_fiction" || storyType == "biography"
     }
 
     // MARK: Helpers
@@ -110,7 +143,7 @@ private struct Run {
                       _ message: String, _ replacements: [String] = [], tokens range: Range<Int>? = nil) {
         if engine.isDisabled(rule, category) { return }
         if let range {
-            for k in range where allowed[k] { return }
+            for k in range where allowed[k] || (k < foreign.count && foreign[k]) { return }
         }
         candidates.append(Candidate(start: s, end: e, rule: rule, category: category, severity: severity,
                                     message: message, replacements: replacements))
@@ -126,9 +159,12 @@ private struct Run {
         covered.append(contentsOf: repeatElement(false, count: n))
         allowed.removeAll(keepingCapacity: true)
         for t in tokens { allowed.append(flags(t).contains(.allowed)) }
+        markForeign(p, block: block, tokens: tokens)
 
+        currentTokens = tokens
         phrases(p, block: block, tokens: tokens)
         words(p, block: block, tokens: tokens)
+        grammar(p, block: block, tokens: tokens, sentences: sentences)
         if !block.isHeading {
             for s in sentences { sentence(p, s, tokens: tokens) }
         }
@@ -171,6 +207,7 @@ private struct Run {
                     break
                 }
                 let dialogueExempt = category == .weasel || category == .hedge || category == .adverb
+                    || (dialogueIsCharacters && (category == .cliche || category == .aiCliche || category == .wordy))
                 if dialogueExempt && tok.flags.contains(.inQuote) { break }
                 let s = tok.start, e = tokens[t + len - 1].end
                 // A phrase in quotation marks of its own is mentioned, not used ("a \"deep dive\" meeting").
@@ -342,6 +379,7 @@ private struct Run {
             return false
         }()
         if fp.contains(.adjectival) && !byFollows { return }
+        if !byFollows && adjectivalUse(p, participle: q, verb: t, tokens: tokens) { return }
         // "is set to", "is supposed to", "is meant to": idioms about the future or intent.
         if q + 1 < n, tokens[q + 1].hash == Self.toHash, Self.toIdioms.contains(part.hash) { return }
         let s = tokens[t].start, e = part.end
@@ -374,6 +412,9 @@ private struct Run {
             letters += Int(u.letters)
         }
         guard words > 0 else { return }
+        var foreignWords = 0
+        for k in s.firstToken..<s.endToken where k < foreign.count && foreign[k] { foreignWords += 1 }
+        if foreignWords * 2 >= words { return }
         let start = s.start, end = s.end
         let opts = engine.options
         var long = false
@@ -426,23 +467,47 @@ private struct Run {
 
     // MARK: Output
 
+    /// Lower is more specific: it wins a span another rule also flags.
+    static func specificity(_ c: FindingCategory) -> Int {
+        switch c {
+        case .grammar: 0
+        case .spelling: 1
+        case .repeatedWord: 2
+        case .other: 3
+        case .wordy: 4
+        case .cliche: 5
+        case .aiCliche: 6
+        case .passive: 7
+        case .thereIs: 8
+        case .soStart: 9
+        case .genericOpening: 10
+        case .weasel: 11
+        case .hedge: 12
+        case .adverb: 13
+        case .longSentence: 14
+        case .readability: 15
+        }
+    }
+
     func finish() -> [Finding] {
         var sorted = candidates
         sorted.sort { a, b in
             if a.start != b.start { return a.start < b.start }
             if a.end != b.end { return a.end > b.end }
+            let pa = Self.specificity(a.category), pb = Self.specificity(b.category)
+            if pa != pb { return pa < pb }
             return a.rule < b.rule
         }
         var out: [Finding] = []
         out.reserveCapacity(sorted.count)
-        var seen = Set<String>()
+        var seen = Set<Int64>()
         var positions = doc.lineIndex.cursor()
         for c in sorted {
             if !directives.isEmpty, directives.silences(offset: c.start, rule: c.rule, category: c.category.rawValue) {
                 continue
             }
-            let key = "\(c.start):\(c.end):\(c.category.rawValue)"
-            if !seen.insert(key).inserted { continue }
+            // One finding per span: the most specific rule ("definately": spelling, not adverb).
+            if !seen.insert(Int64(c.start) << 32 | Int64(c.end)).inserted { continue }
             let text = doc.text(c.start..<c.end)
             let (line, column) = positions.position(ofByte: c.start)
             let id = "q-" + String(SHA256Digest.hex(Array("\(c.rule)\u{0}\(c.start)\u{0}\(text)".utf8)).prefix(12))

@@ -35,13 +35,21 @@ public struct HeuristicsOptions: Sendable, Equatable {
     public var language: String
     /// At most this many spelling findings per document (most frequent unknown words first).
     public var maxSpellingFindings: Int
+    /// The story type (`creative_fiction`, …) when the caller knows it; a document's front matter wins.
+    /// In `creative_fiction` and `biography`, style rules leave what characters say alone.
+    public var storyType: String?
+    /// `language` was set on purpose (project config): no detection of the document's language.
+    /// With false, an English `language` is the default and a document clearly in another language is
+    /// spell-checked in that language (or not at all, when its dictionary is missing).
+    public var languageIsExplicit: Bool
 
     public init(maxSentenceWords: Int = 30, maxGrade: Double = 16, disabled: Set<String> = [], allow: [String] = [],
                 extraRules: [PhraseRule] = [], spelling: Bool = true, language: String = "en_US",
-                maxSpellingFindings: Int = 40) {
+                maxSpellingFindings: Int = 40, storyType: String? = nil, languageIsExplicit: Bool = false) {
         self.maxSentenceWords = maxSentenceWords; self.maxGrade = maxGrade; self.disabled = disabled
         self.allow = allow; self.extraRules = extraRules
         self.spelling = spelling; self.language = language; self.maxSpellingFindings = maxSpellingFindings
+        self.storyType = storyType; self.languageIsExplicit = languageIsExplicit
     }
 
     /// The 9 story type ids of the contract.
@@ -71,7 +79,7 @@ public struct HeuristicsOptions: Sendable, Equatable {
             if !configured.contains("heuristics.max_grade") { grade = t.maxGrade ?? Self.noGradeLimit }
         }
         self.init(maxSentenceWords: max(1, words), maxGrade: grade, disabled: Set(c.disabled), allow: c.allow,
-                  extraRules: extraRules, spelling: c.spelling, language: c.lang)
+                  extraRules: extraRules, spelling: c.spelling, language: c.lang, storyType: storyType)
     }
 
     /// The grade limit of a story type that has none: no paragraph reaches it.

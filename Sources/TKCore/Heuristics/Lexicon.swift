@@ -228,6 +228,7 @@ struct Lexicon: Sendable {
         lx.addFlag(.abbreviation, words: WordLists.abbreviations)
         lx.addFlag(.abbreviationMaybeEnd, words: WordLists.abbreviationsMaybeEnd)
         lx.addFlag(.kindOfDeterminer, words: WordLists.kindOfNounDeterminers)
+        lx.addGrammarTables()
         lx.addTable(WordLists.weaselStops, category: nil, rule: "stop", severity: .info)
         lx.addTable(UsageLists.stops, category: nil, rule: "stop", severity: .info)
         lx.addTable(WordLists.genericOpenings, category: .genericOpening, rule: "generic_opening", severity: .suggestion,

@@ -13,6 +13,8 @@ public enum FindingCategory: String, Codable, Sendable, CaseIterable {
     case wordy, hedge, other
     /// Unknown to the document's Hunspell dictionary (v2).
     case spelling
+    /// Grammar: a/an, confusable words, agreement, capitals (v3).
+    case grammar
 }
 
 public enum Severity: String, Codable, Sendable, CaseIterable, Comparable {

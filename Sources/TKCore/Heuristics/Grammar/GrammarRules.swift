@@ -1,0 +1,564 @@
+/// The grammar rules (category `grammar`): each looks at a trigger word and a few neighbours, whose parts
+/// of speech come from `POSLexicon`. A rule fires only when the neighbours leave one reading; an unknown
+/// neighbour means no finding. Every finding carries its correction as the first replacement.
+extension Run {
+    /// Trigger words: only tokens whose hash is here cost more than one probe.
+    enum Trigger: UInt8 {
+        case a, an, its, itsC, your, youre, there, their, theyre, then, than, to, too, were, whereW
+        case affect, affects, effect, effects, loose, lose, of, i, iContraction
+        case he, she, it, they, we, you, isW, are, was, am
+    }
+
+    static let triggers: [UInt64: Trigger] = {
+        let words: [(String, Trigger)] = [
+            ("a", .a), ("an", .an), ("its", .its), ("it's", .itsC), ("your", .your), ("you're", .youre),
+            ("there", .there), ("their", .their), ("they're", .theyre), ("then", .then), ("than", .than),
+            ("to", .to), ("too", .too), ("were", .were), ("where", .whereW), ("affect", .affect), ("affects", .affects),
+            ("effect", .effect), ("effects", .effects), ("loose", .loose), ("lose", .lose), ("of", .of), ("i", .i),
+            ("i'm", .iContraction), ("i've", .iContraction), ("i'll", .iContraction), ("i'd", .iContraction),
+            ("he", .he), ("she", .she), ("it", .it), ("they", .they), ("we", .we), ("you", .you),
+            ("is", .isW), ("are", .are), ("was", .was), ("am", .am),
+        ]
+        var d: [UInt64: Trigger] = [:]
+        for (w, t) in words { d[WordHash.of(Substring(w))] = t }
+        return d
+    }()
+
+    static func hashes(_ s: String) -> Set<UInt64> {
+        Set(s.split(separator: " ").map { WordHash.of($0) })
+    }
+
+    static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't")
+    static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower")
+    static let thenOK = hashes("back and since until till just now even but only by from")
+    static let causativeVerbs = hashes("make makes made let lets help helps helped see saw watch watched have has had hear heard")
+    static let takeEffect = hashes("take takes took taken taking come comes came into in")
+    static let affectAfter = hashes("will would can could may might must should to not does did do don't doesn't didn't")
+    static let looseAfter = hashes("come comes came coming broke break breaks cut cuts let lets hang set")
+    static let loseAfter = hashes("to will would can could may might must should not don't didn't never")
+    static let whereStarts = hashes("is are do does did can could will would should was")
+    static let itsAfter = hashes("a an the not been being going got gonna my your his her our their this that these those what")
+    static let beingWords = hashes("being")
+    static let muchMany = hashes("much many")
+    static let youreAfter = hashes("welcome right wrong not going being so very too really always never just")
+    static let pluralNumbers = hashes("two three four five six seven eight nine ten several many few both")
+    static let notMiddle = hashes("not also always never just only still really")
+    static let vowelSoundLetters: Set<UInt8> = Set("aefhilmnorsx".utf8)
+    // Prefixes of words spelt with a vowel but said with a consonant ("a unicorn", "a one-off", "a eulogy").
+    static let consonantSound = ["uni", "unan", "use", "usu", "uti", "uto", "ure", "uri", "uro", "ura", "uku", "ubiq",
+                                 "uvu", "eu", "ewe", "one", "once", "ouija", "unary", "ufo", "usa", "usb", "ukr", "uga"]
+    static let consonantSoundExceptions = ["unin", "unim", "unid", "unil", "unis"]
+    // Prefixes of words spelt with a consonant but said with a vowel ("an hour", "an honest").
+    static let vowelSound = ["hour", "honest", "honor", "honour", "heir", "herb"]
+
+    @inline(__always) func lower(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(t.end - t.start)
+        var i = t.start
+        while i < t.end {
+            let c = p[i]
+            if c == 0xE2, i + 2 < t.end, p[i + 1] == 0x80, p[i + 2] == 0x99 { out.append(39); i += 3; continue }
+            out.append(c >= 65 && c <= 90 ? c + 32 : c)
+            i += 1
+        }
+        return out
+    }
+
+    func tags(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> POSTags {
+        if t.flags.contains(.opaque) || t.flags.contains(.numeric) { return [] }
+        return POSLexicon.shared.tags(lower(p, t))
+    }
+
+    /// Keeps the case of the word replaced: "Its" → "It's", "THEN" → "THAN".
+    func cased(_ replacement: String, like t: Token, _ p: UnsafeBufferPointer<UInt8>) -> String {
+        guard t.flags.contains(.capitalized) else { return replacement }
+        if t.end - t.start > 1, p[t.start + 1] >= 65, p[t.start + 1] <= 90 { return replacement.uppercased() }
+        return replacement.prefix(1).uppercased() + replacement.dropFirst()
+    }
+
+    mutating func grammarFinding(_ p: UnsafeBufferPointer<UInt8>, _ t: Token, _ rule: String, _ replacement: String,
+                                 _ message: String, index k: Int) {
+        let r = cased(replacement, like: t, p)
+        add(t.start, t.end, rule, .grammar, .warning, message, [r], tokens: k..<(k + 1))
+    }
+
+    /// Grammar rules over one block.
+    mutating func grammar(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock, tokens: [Token], sentences: [Sentence]) {
+        let n = tokens.count
+        /// The token after k when nothing but spaces stands between.
+        func next(_ k: Int) -> Token? {
+            guard k + 1 < n else { return nil }
+            let u = tokens[k + 1]
+            if u.flags.contains(.breakBefore) || u.flags.contains(.opaque) || u.flags.contains(.sentenceStart)
+                || u.flags.contains(.hyphenBefore) { return nil }
+            return u
+        }
+        func prev(_ k: Int) -> Token? {
+            guard k > 0 else { return nil }
+            let t = tokens[k]
+            if t.flags.contains(.breakBefore) || t.flags.contains(.sentenceStart) || t.flags.contains(.hyphenBefore) { return nil }
+            let u = tokens[k - 1]
+            return u.flags.contains(.opaque) ? nil : u
+        }
+        /// Whether the clause ends after token k (punctuation, the end of the sentence or block).
+        func endsAfter(_ k: Int) -> Bool {
+            guard k + 1 < n else { return true }
+            let u = tokens[k + 1]
+            return u.flags.contains(.breakBefore) || u.flags.contains(.sentenceStart)
+        }
+        for k in 0..<n {
+            let tok = tokens[k]
+            if tok.flags.contains(.opaque) || (k < foreign.count && foreign[k]) { continue }
+            if !block.isHeading { capitalization(p, k, tokens: tokens, block: block) }
+            guard let trig = Self.triggers[tok.hash] else { continue }
+            switch trig {
+            case .a, .an:
+                aAn(p, k, trig == .an, next(k), prev: prev(k))
+            case .its:
+                guard let u = next(k) else { continue }
+                let tu = tags(p, u)
+                var wrong = Self.itsAfter.contains(u.hash) && !(prev(k).map { tags(p, $0).contains(.preposition) } ?? false)
+                if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
+                    wrong = true
+                }
+                if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
+                if wrong { grammarFinding(p, tok, "its_contraction", "it's", Messages.itsContraction, index: k) }
+            case .itsC:
+                guard let u = next(k) else { continue }
+                if u.hash == Self.ownHash {
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if tags(p, u).onlyNoun, let v = next(k + 1) {
+                    let tv = tags(p, v)
+                    if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
+                        || (tv.contains(.past) && !tv.contains(.noun)) {
+                        grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                    }
+                }
+            case .your:
+                guard let u = next(k) else { continue }
+                let tu = tags(p, u)
+                var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
+                if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong"), endsAfter(k + 1) { wrong = true }
+                if !wrong, tu.contains(.gerund), !tu.contains(.noun), let v = next(k + 1) {
+                    let tv = tags(p, v)
+                    wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
+                        || tv.contains(.preposition)
+                }
+                if !wrong, tu.onlyAdjective, endsAfter(k + 1) { wrong = true }
+                if !wrong, tu.contains(.past), !tu.contains(.noun), !tu.contains(.adjective), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.preposition) }) == true {
+                    wrong = true
+                }
+                if wrong { grammarFinding(p, tok, "your_youre", "you're", Messages.youre, index: k) }
+            case .youre:
+                guard let u = next(k) else { continue }
+                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && next(k + 1).map { tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false } == true) {
+                    grammarFinding(p, tok, "your_youre", "your", Messages.your, index: k)
+                }
+            case .their:
+                guard let u = next(k) else {
+                    // "over their." — a place, not an owner.
+                    if k > 0, endsAfter(k), !tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    }
+                    continue
+                }
+                let tu = tags(p, u)
+                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash) {
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                } else if tu.contains(.determiner) && u.hash != WordHash.of("own") || Self.hashes("going not so very too").contains(u.hash)
+                            || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                }
+            case .there:
+                guard let u = next(k) else { continue }
+                let tu = tags(p, u)
+                if u.hash == Self.ownHash {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
+                }
+                // "There are", "is that there", "over there": a place or an opener.
+                if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false, !tu.onlyNoun { continue }
+                if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if tu.onlyNoun && !tu.contains(.mainAdverb) {
+                    let prevOK = prev(k).map { tags(p, $0).contains(.preposition) || tags(p, $0).contains(.verb) } ?? true
+                    if prevOK || tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    }
+                } else if tu.onlyAdjective, let v = next(k + 1), tags(p, v).onlyNoun {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                }
+            case .theyre:
+                guard let u = next(k) else { continue }
+                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && (endsAfter(k + 1) || next(k + 1).map { tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) } == true)) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                }
+            case .then:
+                guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
+                let tv = tags(p, v)
+                let isComparative = Self.comparatives.contains(v.hash)
+                    || (tv.contains(.comparative) && !(tv.contains(.noun) && !tv.contains(.adjective)))
+                if isComparative, !Self.thenOK.contains(v.hash), next(k) != nil {
+                    grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
+                }
+            case .than:
+                if tok.flags.contains(.sentenceStart) || prev(k).map({ Self.thenOK.contains($0.hash) && $0.hash != WordHash.of("but") }) == true {
+                    if let v = prev(k), Self.comparatives.contains(v.hash) { continue }
+                    if next(k).map({ tags(p, $0).contains(.subjectPronoun) || tags(p, $0).contains(.determiner) || tags(p, $0).contains(.verb) }) == true {
+                        grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
+                    }
+                }
+            case .to:
+                if let u = next(k) {
+                    let tu = tags(p, u)
+                    if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true {
+                        grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                    } else if tu.onlyAdjective, endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
+                              prev(k).map({ !tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) }) ?? true {
+                        grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                    }
+                } else if endsAfter(k), let v = prev(k), tags(p, v).contains(.objectPronoun) || tags(p, v).contains(.subjectPronoun),
+                          !(k >= 2 && tags(p, tokens[k - 2]).contains(.verb)) {
+                    grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                }
+            case .too:
+                if let u = next(k), let v = prev(k) {
+                    let tu = tags(p, u)
+                    if tu.contains(.verb), !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund),
+                       !tu.contains(.thirdPerson), Self.hashes("want wants wanted need needs needed going have has had try tried able used").contains(v.hash) {
+                        grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
+                    } else if u.hash == Self.loseHash {
+                        add(tok.start, u.end, "lose_loose", .grammar, .warning, Messages.tooLoose, [cased("too loose", like: tok, p)], tokens: k..<(k + 2))
+                    }
+                }
+            case .were:
+                if let u = next(k), Self.whereStarts.contains(u.hash) || tags(p, u).contains(.subjectPronoun) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.past) && !tags(p, $0).contains(.gerund) && !tags(p, $0).contains(.noun) }) == true {
+                    if Self.whereStarts.contains(u.hash) && !(tok.flags.contains(.sentenceStart) || prev(k).map { tags(p, $0).contains(.verb) } == true) { continue }
+                    grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
+                }
+            case .whereW:
+                guard let v = prev(k), let u = next(k) else { continue }
+                let tv = tags(p, v), tu = tags(p, u)
+                let subject = Self.hashes("we they you").contains(v.hash) || (tv.contains(.plural) && !tv.contains(.verb) && !tv.contains(.preposition))
+                if subject, tu.contains(.gerund) || Self.notMiddle.contains(u.hash) || (tu.contains(.past) && !tu.contains(.noun)) || tu.onlyAdjective {
+                    grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
+                }
+            case .affect, .affects:
+                guard let v = prev(k) else { continue }
+                let tv = tags(p, v)
+                let nounSlot = (tv.contains(.determiner) && v.hash != WordHash.of("that") && v.hash != WordHash.of("which")) || tv.contains(.possessive)
+                    || (tv.contains(.mainAdjective) && !tv.contains(.adverb)) || Self.takeEffect.contains(v.hash) || v.hash == WordHash.of("side")
+                    || (v.hash == WordHash.of("and") && k >= 2 && tokens[k - 2].hash == WordHash.of("cause"))
+                if nounSlot {
+                    grammarFinding(p, tok, "affect_effect", trig == .affect ? "effect" : "effects", Messages.effect, index: k)
+                }
+            case .effect, .effects:
+                guard let v = prev(k) else { continue }
+                if trig == .effect, v.hash == Self.toHash, next(k).map({ Self.hashes("change changes a an real lasting").contains($0.hash) }) == true { continue }
+                let tv = tags(p, v)
+                let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun))
+                    : (Self.hashes("it this that which what he she").contains(v.hash) && next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || tags(p, $0).onlyNoun } == true)
+                if verbSlot, v.hash != WordHash.of("the") {
+                    grammarFinding(p, tok, "affect_effect", trig == .effect ? "affect" : "affects", Messages.affect, index: k)
+                }
+            case .loose:
+                if let v = prev(k), Self.loseAfter.contains(v.hash) || (tags(p, v).contains(.modal)) {
+                    grammarFinding(p, tok, "lose_loose", "lose", Messages.lose, index: k)
+                }
+            case .lose:
+                if let v = prev(k), Self.looseAfter.contains(v.hash), endsAfter(k) {
+                    grammarFinding(p, tok, "lose_loose", "loose", Messages.loose, index: k)
+                }
+            case .of:
+                if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? false {
+                    grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
+                }
+            case .i, .iContraction:
+                if p[tok.start] == 105, !tok.flags.contains(.hyphenBefore), next(k).map({ !$0.flags.contains(.hyphenBefore) }) ?? true,
+                   !(tok.end < p.count && (p[tok.end] == 46 || p[tok.end] == 41)) {
+                    let w = text(tok.start, tok.end)
+                    grammarFinding(p, tok, "capitalize_i", "I" + w.dropFirst(), Messages.capitalI, index: k)
+                }
+            case .he, .she, .it, .they, .we, .you:
+                if let u = next(k) { agreement(p, k, trig, u, tokens: tokens, prev: prev(k)) }
+            case .isW, .are, .was, .am:
+                if let v = prev(k), v.hash == Self.iHash || v.hash == Self.thereHash {
+                    beAgreement(p, k, trig, subject: v, next: next(k))
+                }
+            }
+        }
+    }
+
+    static let ownHash = WordHash.of("own")
+    static let beingHash = WordHash.of("being")
+    static let loseHash = WordHash.of("lose")
+    static let iHash = WordHash.of("i")
+
+    mutating func aAn(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ isAn: Bool, _ u: Token?, prev: Token?) {
+        guard let u else { return }
+        var w: [UInt8] = []
+        var i = u.start
+        while i < u.end { w.append(p[i]); i += 1 }
+        guard let first = w.first else { return }
+        let lowerW = w.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
+        var vowel: Bool
+        let allCaps = w.count >= 2 && w.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) }
+        let hasVowel = lowerW.contains { "aeiou".utf8.contains($0) }
+        if first >= 48 && first <= 57 {
+            // 8, 11, 18, 80…: said with a vowel.
+            let digits = w.prefix { $0 >= 48 && $0 <= 57 }
+            if first == 56 { vowel = true } else if digits.count == 2 || digits.count == 5, w[0] == 49, w[1] == 49 || w[1] == 56 {
+                vowel = true
+            } else { vowel = false }
+        } else if allCaps && (w.count <= 3 || !hasVowel) {
+            vowel = Self.vowelSoundLetters.contains(lowerW[0])
+        } else if w.count == 1 {
+            vowel = Self.vowelSoundLetters.contains(lowerW[0])
+            if !u.flags.contains(.capitalized) && lowerW[0] != 120 { return }   // "a b c": letters in a list, leave them
+        } else if first >= 0x80 {
+            return
+        } else {
+            let s = String(decoding: lowerW, as: UTF8.self)
+            vowel = "aeiou".utf8.contains(lowerW[0])
+            if vowel, Self.consonantSound.contains(where: { s.hasPrefix($0) }),
+               !Self.consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
+            if !vowel, Self.vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
+            if !vowel, lowerW[0] == 104, s.hasPrefix("herb"), s.hasPrefix("herbal") == false { vowel = true }
+            if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
+            // Closed-class words right after an article are not what it introduces ("a or b", "an is").
+            let tu = POSLexicon.shared.stored(POSLexicon.hash(lowerW[...]))
+            if tu.intersection([.conjunction, .auxiliary, .preposition, .subjectPronoun]).isEmpty == false, !tu.contains(.noun) { return }
+        }
+        let me = tokensText(p, k)
+        guard vowel != isAn else { return }
+        // "A" capitalised inside a sentence is often a letter ("Plan A is", "vitamin A").
+        if me.0 == 65, me.1 == 1, !currentTokens[k].flags.contains(.sentenceStart), prev != nil { return }
+        let replacement = isAn ? "a" : "an"
+        let word = String(decoding: w, as: UTF8.self)
+        let message = isAn ? Messages.useA(word) : Messages.useAn(word)
+        addAt(p, k, "a_an", replacement, message)
+    }
+
+    /// First byte and length of token k (via `candidates`' helpers).
+    func tokensText(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (UInt8, Int) {
+        let t = currentTokens[k]
+        return (p[t.start], t.end - t.start)
+    }
+
+    mutating func addAt(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ rule: String, _ replacement: String, _ message: String) {
+        let t = currentTokens[k]
+        grammarFinding(p, t, rule, replacement, message, index: k)
+    }
+
+    /// "He go", "She have", "They goes", "I has".
+    mutating func agreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ subject: Trigger, _ u: Token, tokens: [Token], prev: Token?) {
+        let tu = tags(p, u)
+        let w = lower(p, u)
+        let word = String(decoding: w, as: UTF8.self)
+        let third = subject == .he || subject == .she || subject == .it
+        // "it" after a causative verb or a preposition is an object ("let it go", "for it").
+        if subject == .it || subject == .you, let v = prev {
+            let tv = tags(p, v)
+            if Self.causativeVerbs.contains(v.hash) || tv.contains(.preposition) || tv.contains(.verb) && !tv.contains(.conjunction) { return }
+        }
+        if third {
+            var fix: String?
+            switch word {
+            case "have": fix = "has"
+            case "do": fix = "does"
+            case "don't": fix = "doesn't"
+            case "are": fix = "is"
+            case "were": return   // subjunctive: "if he were"
+            case "am": fix = "is"
+            default:
+                guard tu.contains(.verb), tu.contains(.mainVerb) || !tu.intersection([.mainNoun, .mainAdjective, .mainAdverb, .adverb]).isEmpty == false,
+                      tu.intersection([.thirdPerson, .past, .gerund, .plural, .sameInPast]).isEmpty,
+                      tu.intersection(POSTags.closed).isEmpty else { return }
+                // "He, like, …" and other words that are rarely verbs after a pronoun.
+                if w.count < 2 { return }
+                fix = Self.thirdPersonForm(word)
+            }
+            // "if he were", "he need not" and the like are too rare to flag; questions ("does he go") are not here.
+            if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) { return }
+            if let fix { add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2)) }
+        } else {
+            var fix: String?
+            switch word {
+            case "has": fix = "have"
+            case "does": fix = "do"
+            case "doesn't": fix = "don't"
+            case "is": fix = subject == .i ? "am" : "are"
+            case "was": fix = (subject == .i) ? nil : "were"
+            default:
+                guard tu.contains(.thirdPerson), !tu.contains(.plural) || tu.contains(.mainVerb), tu.intersection(POSTags.closed).isEmpty else { return }
+                fix = Self.baseForm(word)
+            }
+            if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) || tags(p, prev).contains(.preposition) { return }
+            if let fix, !fix.isEmpty {
+                add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2))
+            }
+        }
+    }
+
+    /// "I is" → "I am"; "there is many" → "there are".
+    mutating func beAgreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ verb: Trigger, subject: Token, next u: Token?) {
+        let t = currentTokens[k]
+        if subject.hash == Self.iHash {
+            if verb == .isW || verb == .are {
+                add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(text(t.start, t.end), "am"), ["am"], tokens: k..<(k + 1))
+            }
+            return
+        }
+        guard let u else { return }
+        if verb == .isW || verb == .was, Self.pluralNumbers.contains(u.hash) {
+            let fix = verb == .isW ? "are" : "were"
+            add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(text(t.start, t.end), fix), [fix], tokens: k..<(k + 1))
+        }
+    }
+
+    static func thirdPersonForm(_ w: String) -> String {
+        switch w {
+        case "go": return "goes"
+        case "be": return "is"
+        default: break
+        }
+        if w.hasSuffix("s") || w.hasSuffix("x") || w.hasSuffix("z") || w.hasSuffix("ch") || w.hasSuffix("sh") || w.hasSuffix("o") {
+            return w + "es"
+        }
+        if w.hasSuffix("y"), let c = w.dropLast().last, !"aeiou".contains(c) { return w.dropLast() + "ies" }
+        return w + "s"
+    }
+
+    static func baseForm(_ w: String) -> String {
+        if w == "goes" { return "go" }
+        if w.hasSuffix("ies"), w.count > 4 { return w.dropLast(3) + "y" }
+        for suffix in ["sses", "shes", "ches", "xes", "zes", "oes"] where w.hasSuffix(suffix) { return String(w.dropLast(2)) }
+        return String(w.dropLast())
+    }
+
+    /// A lower-case word starting a sentence after a full stop, or a paragraph ("the end. then we left").
+    mutating func capitalization(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, tokens: [Token], block: ProseBlock) {
+        let t = tokens[k]
+        let c = p[t.start]
+        guard c >= 97, c <= 122, !t.flags.contains(.inQuote), !t.flags.contains(.hyphenBefore) else { return }
+        // Only all-lower-case words (not "iPhone", "macOS") and not single letters.
+        var i = t.start + 1
+        while i < t.end { if p[i] >= 65 && p[i] <= 90 { return }; i += 1 }
+        guard t.end - t.start >= 2 else { return }
+        if k == 0 {
+            // A paragraph (not a list item) that opens in lower case.
+            guard t.start == block.range.lowerBound, !block.inListItem, tokens.count >= 4 else { return }
+            // Only when the block reads as a sentence: it ends with a full stop.
+            let last = min(block.range.upperBound, p.count) - 1
+            guard last > t.end, p[last] == 46 || p[last] == 33 || p[last] == 63 else { return }
+        } else {
+            let prevTok = tokens[k - 1]
+            if prevTok.flags.contains(.opaque) || prevTok.flags.contains(.numeric) || prevTok.letters < 2 { return }
+            // Exactly ". " between the previous word and this one.
+            guard t.start - prevTok.end == 2, p[prevTok.end] == 46, p[prevTok.end + 1] == 32 else { return }
+            let f = flags(prevTok)
+            if f.contains(.abbreviation) || f.contains(.abbreviationMaybeEnd) { return }
+            if Self.notSentenceEnders.contains(prevTok.hash) { return }
+        }
+        let w = text(t.start, t.end)
+        add(t.start, t.end, "sentence_capitalization", .grammar, .warning, Messages.capitalize(w),
+            [w.prefix(1).uppercased() + w.dropFirst()], tokens: k..<(k + 1))
+    }
+
+    static let notSentenceEnders = hashes("etc al vs inc ltd co jr sr st no approx e.g i.e")
+}
+
+extension Messages {
+    static let itsContraction = "\u{201C}its\u{201D} is the possessive; here you mean \u{201C}it's\u{201D} (it is / it has)."
+    static let itsPossessive = "\u{201C}it's\u{201D} means \u{201C}it is\u{201D}; the possessive is \u{201C}its\u{201D}."
+    static let youre = "\u{201C}your\u{201D} is the possessive; here you mean \u{201C}you're\u{201D} (you are)."
+    static let your = "\u{201C}you're\u{201D} means \u{201C}you are\u{201D}; the possessive is \u{201C}your\u{201D}."
+    static let there = "Here you mean the place or the opener \u{201C}there\u{201D}, not the possessive \u{201C}their\u{201D}."
+    static let their = "Here you mean the possessive \u{201C}their\u{201D} (belonging to them)."
+    static let theyre = "Here you mean \u{201C}they're\u{201D} (they are)."
+    static let than = "After a comparison use \u{201C}than\u{201D}; \u{201C}then\u{201D} is about time."
+    static let then = "\u{201C}than\u{201D} compares; for what comes next in time use \u{201C}then\u{201D}."
+    static let too = "Here you mean \u{201C}too\u{201D} (also, or more than enough)."
+    static let to = "Before a verb use \u{201C}to\u{201D}; \u{201C}too\u{201D} means also or excessively."
+    static let whereW = "Here you mean \u{201C}where\u{201D} (the place); \u{201C}were\u{201D} is a verb."
+    static let were = "Here you mean the verb \u{201C}were\u{201D}; \u{201C}where\u{201D} asks about a place."
+    static let effect = "Here you need the noun \u{201C}effect\u{201D} (a result); \u{201C}affect\u{201D} is the verb."
+    static let affect = "Here you need the verb \u{201C}affect\u{201D} (to influence); \u{201C}effect\u{201D} is the result."
+    static let lose = "\u{201C}loose\u{201D} means not tight; the verb (to not win, to misplace) is \u{201C}lose\u{201D}."
+    static let loose = "Here you mean \u{201C}loose\u{201D} (not tight, free); \u{201C}lose\u{201D} is the verb."
+    static let tooLoose = "\u{201C}too lose\u{201D}: you mean \u{201C}too loose\u{201D} (not tight enough)."
+    static let capitalI = "The pronoun \u{201C}I\u{201D} is always a capital letter."
+    static func couldOf(_ modal: String) -> String { "\u{201C}\(modal) of\u{201D} is a mishearing of \u{201C}\(modal) have\u{201D} (\u{201C}\(modal)'ve\u{201D})." }
+    static func useA(_ word: String) -> String { "Use \u{201C}a\u{201D} before \u{201C}\(word)\u{201D}: it starts with a consonant sound." }
+    static func useAn(_ word: String) -> String { "Use \u{201C}an\u{201D} before \u{201C}\(word)\u{201D}: it starts with a vowel sound." }
+    static func agreement(_ verb: String, _ fix: String) -> String {
+        "The verb does not agree with its subject: \u{201C}\(verb)\u{201D} should be \u{201C}\(fix)\u{201D}."
+    }
+    static func thereAre(_ verb: String, _ fix: String) -> String {
+        "A plural follows: \u{201C}there \(verb)\u{201D} should be \u{201C}there \(fix)\u{201D}."
+    }
+    static func capitalize(_ word: String) -> String { "A sentence starts with a capital letter: \u{201C}\(word)\u{201D}." }
+}
+
+/// Fixed errors: misspelt or misheard forms whose correction never depends on context (category `grammar`,
+/// rule `common_error`). One entry a line, `wrong => right`.
+enum GrammarLists {
+    static let fixedErrors = """
+    alot => a lot
+    irregardless => regardless
+    could care less => couldn't care less
+    for all intensive purposes => for all intents and purposes
+    one in the same => one and the same
+    case and point => case in point
+    deep seeded => deep-seated
+    free reign => free rein
+    mute point => moot point
+    peak my interest => pique my interest
+    peaked my interest => piqued my interest
+    baited breath => bated breath
+    sneak peak => sneak peek
+    tow the line => toe the line
+    wreck havoc => wreak havoc
+    wet your appetite => whet your appetite
+    by in large => by and large
+    all of the sudden => all of a sudden
+    nip it in the butt => nip it in the bud
+    on accident => by accident
+    supposably => supposedly
+    expresso => espresso
+    self-depreciating => self-deprecating
+    statue of limitations => statute of limitations
+    hunger pains => hunger pangs
+    make due => make do
+    in lieu of the fact => in light of the fact
+    """
+}
+
+extension Lexicon {
+    mutating func addGrammarTables() {
+        addTable(GrammarLists.fixedErrors, category: .grammar, rule: "common_error", severity: .warning) { phrase, repl in
+            "\(Messages.q(phrase)) is a common error for " + repl.map(Messages.q).joined(separator: " or ") + "."
+        }
+    }
+}
+
+extension Run {
+    /// Whether a participle after a be-verb describes a state rather than an action ("was yellowed",
+    /// "was very tired", "was tired and cold"): its verb is made from an adjective, a degree word stands
+    /// before it, or an adjective is joined to it with "and".
+    func adjectivalUse(_ p: UnsafeBufferPointer<UInt8>, participle q: Int, verb t: Int, tokens: [Token]) -> Bool {
+        let part = tokens[q]
+        if q > t + 1, POSLexicon.shared.stored(tokens[q - 1].hash).contains(.degree) { return true }
+        let w = lower(p, part)
+        if w.count > 4, w[w.count - 2] == 101, w[w.count - 1] == 100 {
+            let base = POSLexicon.shared.stored(POSLexicon.hash(w[0..<(w.count - 2)]))
+            if base.contains(.mainAdjective) { return true }
+        }
+        if q + 2 < tokens.count, tokens[q + 1].hash == Self.andHash, !tokens[q + 2].flags.contains(.breakBefore),
+           POSLexicon.shared.tags(lower(p, tokens[q + 2])).onlyAdjective {
+            return true
+        }
+        return false
+    }
+
+    static let andHash = WordHash.of("and")
+}

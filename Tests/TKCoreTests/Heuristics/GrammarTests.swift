@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+private func findings(_ text: String, _ options: HeuristicsOptions = HeuristicsOptions(spelling: false)) -> [Finding] {
+    HeuristicsEngine(options: options).findings(in: MarkdownDocument(bytes: Array(text.utf8), fileName: "t.md"))
+}
+
+private func grammar(_ text: String) -> [Finding] { findings(text).filter { $0.category == .grammar } }
+
+/// The sentence with the first grammar finding's first replacement applied (nil: no grammar finding).
+private func corrected(_ text: String) -> String? {
+    guard let f = grammar(text).first, let r = f.replacements.first else { return nil }
+    var b = Array(text.utf8)
+    b.replaceSubrange(f.start..<f.end, with: Array(r.utf8))
+    return String(decoding: b, as: UTF8.self)
+}
+
+@Suite struct GrammarTests {
+    @Test(arguments: [
+        ("It was a honest mistake.", "It was an honest mistake."),
+        ("We waited a hour.", "We waited an hour."),
+        ("She rode an unicorn.", "She rode a unicorn."),
+        ("He needs a MRI scan.", "He needs an MRI scan."),
+        ("It was an one-off event.", "It was a one-off event."),
+        ("I ate a apple.", "I ate an apple."),
+        ("Its a good day.", "It's a good day."),
+        ("The dog wagged it's own tail.", "The dog wagged its own tail."),
+        ("I hope your going to the party.", "I hope you're going to the party."),
+        ("You're car is parked outside.", "Your car is parked outside."),
+        ("Their is a problem.", "There is a problem."),
+        ("The kids lost there mittens.", "The kids lost their mittens."),
+        ("She is taller then her brother.", "She is taller than her brother."),
+        ("I ate to much food.", "I ate too much food."),
+        ("We where going home.", "We were going home."),
+        ("The new law had a positive affect on sales.", "The new law had a positive effect on sales."),
+        ("This will effect everyone.", "This will affect everyone."),
+        ("Try not to loose your keys.", "Try not to lose your keys."),
+        ("I could of done it.", "I could have done it."),
+        ("He go to school every day.", "He goes to school every day."),
+        ("She have a cat.", "She has a cat."),
+        ("They goes home early.", "They go home early."),
+        ("Yesterday i went out.", "Yesterday I went out."),
+        ("We left early. then we ate.", "We left early. Then we ate."),
+        ("That is alot of work.", "That is a lot of work."),
+    ])
+    func flagsAndCorrects(_ wrong: String, _ right: String) {
+        #expect(corrected(wrong) == right, "\(wrong) → \(String(describing: corrected(wrong)))")
+    }
+
+    @Test(arguments: [
+        "It was an honest mistake.", "She rode a unicorn.", "He needs an MRI scan.", "It was a one-off event.",
+        "It's a good day.", "The dog wagged its tail.", "I hope you're well.", "Your car is parked outside.",
+        "There is a problem.", "The kids lost their mittens.", "She is taller than her brother.", "And then we left.",
+        "I ate too much food.", "We were going home.", "The new law had a positive effect on sales.",
+        "This will affect everyone.", "Try not to lose your keys.", "I could have done it.", "He goes to school.",
+        "Let it go.", "They go home early.", "I went out.", "Plan A is fine.", "I had had enough.",
+        "He said that that was fine.", "Put it over there.", "The knot came loose.", "Of course it works.",
+        "I was a gross kid back then.", "Vitamin A is good for you.", "We went to Paris, too.",
+    ])
+    func leavesCorrectSentencesAlone(_ sentence: String) {
+        let g = grammar(sentence)
+        #expect(g.isEmpty, "\(sentence): \(g.map { "\($0.rule) \($0.text)" })")
+    }
+
+    @Test func findingsCarryRuleMessageAndReplacement() throws {
+        let f = try #require(grammar("Its a good day.").first)
+        #expect(f.rule == "its_contraction")
+        #expect(f.severity == .warning)
+        #expect(f.message.contains("it's"))
+        #expect(f.replacements == ["It's"])
+    }
+
+    @Test func lexiconKnowsPartsOfSpeech() {
+        let lx = POSLexicon.shared
+        #expect(lx.tags(Array("mittens".utf8)).contains(.plural))
+        #expect(lx.tags(Array("walked".utf8)).contains(.past))
+        #expect(lx.tags(Array("making".utf8)).contains(.gerund))
+        #expect(lx.tags(Array("taller".utf8)).contains(.comparative))
+        #expect(lx.tags(Array("the".utf8)).contains(.determiner))
+        #expect(lx.tags(Array("xqzv".utf8)).isEmpty)
+    }
+
+    @Test func oneFindingPerSpan() {
+        // "definately": an unknown word ending in -ly; spelling wins over the adverb rule.
+        let f = findings("He was definately there.", HeuristicsOptions()).filter { $0.text == "definately" }
+        #expect(f.count <= 1)
+    }
+
+    @Test func passiveLeavesAdjectivalParticiples() {
+        let f = findings("The pages was yellowed and old. The letter was yellowed by the sun.")
+        #expect(!f.contains { $0.category == .passive && $0.text == "was yellowed" && $0.start < 20 })
+    }
+
+    @Test func styleRulesLeaveFictionDialogueAlone() {
+        let text = "---\ntk:\n  story_type: creative_fiction\n---\n\u{201C}At the end of the day, its late,\u{201D} she said.\n"
+        let f = findings(text)
+        #expect(!f.contains { $0.category == .cliche })
+        #expect(f.contains { $0.category == .grammar && $0.rule == "its_contraction" })
+    }
+
+    @Test func foreignPassagesAreLeftToTheirLanguage() {
+        let text = """
+        She whispered \u{201C}C'est la vie, et la vie est fait comme ça, mon ami, est fait\u{201D} and walked away.
+
+        > Die Grenzen meiner Sprache bedeuten die Grenzen meiner Welt, und das ist nicht wenig.
+
+        The recieved letter was here.
+        """
+        let f = findings(text, HeuristicsOptions())
+        let inside = f.filter { $0.rule != "other_language" && $0.start < text.utf8.count - 40 }
+        #expect(inside.isEmpty, "\(inside.map { "\($0.rule) \($0.text)" })")
+        if case .success = Speller.named("en_US") {
+            #expect(f.contains { $0.category == .spelling && $0.text == "recieved" })
+            if case .failure = Speller.named("fr_FR") {
+                #expect(f.filter { $0.rule == "other_language" }.count == 1)
+            }
+        }
+    }
+
+    @Test func documentInAnotherLanguageIsNotCheckedInEnglish() {
+        let text = "Der Befehl zeigt die Dateien und Verzeichnisse an, die in dem aktuellen Ordner sind. Mit dieser Option werden auch versteckte Dateien angezeigt.\n"
+        let f = findings(text, HeuristicsOptions())
+        #expect(!f.contains { $0.category == .spelling && $0.rule == "spelling" && $0.text == "Befehl" } || (try? Speller.named("de_DE").get()) != nil)
+        #expect(!f.contains { $0.category == .grammar })
+    }
+}
