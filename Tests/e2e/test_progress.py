@@ -125,7 +125,8 @@ def test_history_diff_restore_across_a_rename(tk):
     (proj / "ch1.md").rename(proj / "chapter-one.md")
     day.save("2026-11-23T10:00:00Z")
     h = tk.json("history", proj / "chapter-one.md", "--json")
-    assert [e["reason"] for e in h] == ["edit", "manual", "first"]
+    assert [e["reason"] for e in h] == ["save", "snapshot", "save"]
+    assert [e["rev"] for e in h] == [3, 2, 1]  # numbered per document
     assert all({"rev", "time", "reason", "words", "added", "removed"} <= set(e) for e in h)
     assert h[1]["note"] == "before the rewrite"
     assert h[0]["words"] == len(words(v3)) and h[2]["words"] == len(words(v1))
@@ -223,7 +224,7 @@ def test_a_changed_scope_round_reads_a_quarter_and_keeps_untouched_suggestions(t
     assert q_changed in pending            # new, on the changed paragraph
     assert q_far not in pending            # outside the changes: not taken
     h = tk.json("history", proj / "book.md", "--json")
-    assert [e["reason"] for e in h][:2] == ["review", "review"]
+    assert [e["reason"] for e in h][:2] == ["round", "round"]
 
 
 def test_the_agent_counts_saves_and_announces_the_goal_once(tk):
@@ -257,4 +258,4 @@ def test_the_agent_counts_saves_and_announces_the_goal_once(tk):
     lines = log.read_text().splitlines()
     assert len(lines) == 1 and "11 words written today" in lines[0]
     h = tk.json("history", doc_path, "--json")
-    assert h[-1]["reason"] == "first"
+    assert h[-1]["reason"] == "save" and h[-1]["rev"] == 1

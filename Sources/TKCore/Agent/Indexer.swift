@@ -175,6 +175,7 @@ public struct Indexer: Sendable {
                     }
                 case .parsed(let rel, let st, let sha, let doc, let passages):
                     let problem = doc.frontMatterProblem.map { "\(rel.display): \($0)" }
+                        ?? (doc.readAsLatin1 ? DocumentText.latin1Problem(rel.display) : nil)
                     report.problems[rel] = .some(problem)
                     let previous = known[rel]?.sha256
                     if previous == sha {

@@ -172,6 +172,10 @@ public enum ConfigurationLoader {
             guard case .object = v else { return (nil, "config \(path.display): the top level must be a JSON object; ignored") }
             return (v, nil)
         } catch {
+            if let problem = JSONSyntax.firstProblem(stripComments(bytes)) {
+                return (nil, "config \(path.display): not valid JSON at line \(problem.line), column \(problem.column): "
+                    + "\(problem.message); ignored until fixed")
+            }
             return (nil, "config \(path.display): not valid JSON (\(shortJSONError(error))); ignored until fixed")
         }
     }

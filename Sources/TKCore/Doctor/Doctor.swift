@@ -251,7 +251,7 @@ public enum Doctor {
         switch await r.resolve() {
         case .success(let c): choice = c
         case .failure(let e):
-            return [.init("provider", .warn, "no LLM provider: \(e.message)", fix: "reviews wait until one is set; quick checks work without")]
+            return [.init("provider", .warn, e.message, fix: "reviews wait until one is set; quick checks work without")]
         }
         var checks: [DoctorCheck] = []
         let s = r.settings(choice.name)
@@ -319,12 +319,32 @@ public enum Doctor {
 
     // MARK: systemd
 
+    /// The unit file shipped beside the executable: `contrib/systemd/` of the source tree it was
+    /// built in (a few folders above `.build/…/release/`), or `share/tk-agent/` of an install prefix.
+    static func unitSource(executable: String? = nil) -> PathBytes? {
+        let exe = executable ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        guard let exe, exe.hasPrefix("/") else { return nil }
+        var dir = FileSystem.absolute(exe).parent
+        for _ in 0..<5 {
+            for candidate in ["contrib/systemd/tk-agent.service", "share/tk-agent/tk-agent.service"] {
+                let p = dir.appending(candidate)
+                if FileSystem.lstatIfExists(p)?.kind == .regular { return p }
+            }
+            let up = dir.parent
+            if up == dir { break }
+            dir = up
+        }
+        return nil
+    }
+
     static func systemd(environment env: [String: String]) -> DoctorCheck {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         let configHome = env["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.config"
         let unit = FileSystem.absolute(configHome + "/systemd/user/tk-agent.service")
         let wants = FileSystem.absolute(configHome + "/systemd/user/default.target.wants/tk-agent.service")
-        let install = "install -Dm644 contrib/systemd/tk-agent.service ~/.config/systemd/user/tk-agent.service && systemctl --user enable --now tk-agent"
+        let enable = "systemctl --user daemon-reload && systemctl --user enable --now tk-agent"
+        let install = unitSource().map { "install -Dm644 \($0.display) ~/.config/systemd/user/tk-agent.service && \(enable)" }
+            ?? "copy contrib/systemd/tk-agent.service from the tk-agent sources to ~/.config/systemd/user/, then \(enable)"
         guard FileSystem.lstatIfExists(unit) != nil else {
             return .init("systemd", .warn, "the user unit is not installed (the agent does not start with your session)", fix: install)
         }

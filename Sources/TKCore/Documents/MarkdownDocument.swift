@@ -5,7 +5,11 @@ import CMark
 /// Never throws and never traps on any input: invalid UTF-8 is decoded lossily for text, and every
 /// byte offset still refers to the original bytes.
 public struct MarkdownDocument: Sendable {
+    /// The document's text as UTF-8: the file's bytes, or converted from Windows-1252 when the
+    /// file is not UTF-8 (`readAsLatin1`; see `DocumentText`). Offsets refer to these bytes.
     public let bytes: [UInt8]
+    /// The file is not UTF-8 and was read as Windows-1252 (Latin-1).
+    public var readAsLatin1: Bool
     public var frontMatter: FrontMatter
     /// Broken front matter YAML, as one line; the rest of the document is still parsed.
     public var frontMatterProblem: String?
@@ -27,8 +31,10 @@ public struct MarkdownDocument: Sendable {
     /// - Parameters:
     ///   - bytes: the file as it is on disk.
     ///   - fileName: the file's name (for the fallback title).
-    public init(bytes: [UInt8], fileName: String) {
+    public init(bytes raw: [UInt8], fileName: String) {
+        let (bytes, latin1) = DocumentText.utf8(raw)
         self.bytes = bytes
+        readAsLatin1 = latin1
         let (fm, problem) = FrontMatter.parse(bytes)
         frontMatter = fm
         frontMatterProblem = problem

@@ -51,7 +51,7 @@ public enum TextSniffer {
         }
         invalid += pending.count
         let share = Double(invalid) / Double(count)
-        if share > maxInvalidShare {
+        if share > maxInvalidShare, DocumentText.latin1(Array(bytes)) == nil {
             let percent = Int((share * 100).rounded(.up))
             return "not UTF-8 text (\(percent)% of the bytes are invalid)"
         }

@@ -3,6 +3,7 @@ import GRDB
 
 /// One version kept of a document.
 public struct SnapshotRecord: Sendable, Equatable, Codable {
+    /// The row's id in the database (shared by every document; internal bookkeeping).
     public var rev: Int64
     public var path: String
     public var sha256: String
@@ -12,6 +13,23 @@ public struct SnapshotRecord: Sendable, Equatable, Codable {
     public var words: Int
     public var added: Int
     public var removed: Int
+    /// The version's number among this document's versions kept, 1 for the oldest (what
+    /// `history`, `diff` and `restore` show and take). 0 when not known.
+    public var number: Int = 0
+
+    /// What the version was kept for, in the words of `history`: `save`, `round`, `stage`,
+    /// `accept`, `pipe`, `restore` or `snapshot` (the database keeps its older names).
+    public var displayReason: String { Self.displayReason(reason) }
+
+    /// The stored reason of a version in the words `history` shows.
+    public static func displayReason(_ stored: String) -> String {
+        switch stored {
+        case "edit", "first": return "save"
+        case "review": return "round"
+        case "manual": return "snapshot"
+        default: return stored
+        }
+    }
 }
 
 /// A document event as history sees it (plain values, from the document owner's changes).
@@ -306,7 +324,10 @@ public struct HistoryService: Sendable {
                          history: HistorySettings? = nil) throws -> SnapshotRecord {
         let sha = try objects.put(bytes)
         let latest = try latestSnapshot(project: project, path: path)
-        if let latest, latest.sha256 == sha, latest.reason == reason, note == nil { return latest }
+        if var latest, latest.sha256 == sha, latest.reason == reason, note == nil {
+            latest.number = try number(of: latest.rev, project: project, path: path)
+            return latest
+        }
         let text = String(decoding: bytes, as: UTF8.self)
         var added = 0, removed = 0
         if let latest, let old = try? objects.get(latest.sha256) {
@@ -324,8 +345,9 @@ public struct HistoryService: Sendable {
             return db.lastInsertedRowID
         }
         if let history { try prune(project: project, path: path, keep: history.keep) }
+        let number = try number(of: id, project: project, path: path)
         return SnapshotRecord(rev: id, path: path.display, sha256: sha, time: time, reason: reason, note: note, words: words,
-                              added: added, removed: removed)
+                              added: added, removed: removed, number: number)
     }
 
     /// Words inserted and deleted between two texts (a plain word diff: moves count both ways).
@@ -348,12 +370,22 @@ public struct HistoryService: Sendable {
                        added: row["added"], removed: row["removed"])
     }
 
-    /// A document's versions, newest first.
-    public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
+    /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
+    func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
         try writer.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM history_snapshot WHERE project = ? AND path = ? AND id <= ?",
+                             arguments: [Data(project.bytes), Data(path.bytes), rev])
+        } ?? 0
+    }
+
+    /// A document's versions, newest first, numbered from 1 (the oldest kept).
+    public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
+        var all = try writer.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? ORDER BY id DESC",
                              arguments: [Data(project.bytes), Data(path.bytes)]).map(Self.record)
         }
+        for i in all.indices { all[i].number = all.count - i }
+        return all
     }
 
     public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
@@ -521,7 +553,9 @@ public struct HistoryService: Sendable {
                            arguments: [stage, Data(project.bytes), Data(path.bytes)])
         }
         guard old != nil else { return false }
-        try snapshot(project: project, path: path, bytes: bytes, reason: "stage", history: history)
+        // Writing moves a new document from canvas to draft by itself: that version is a save.
+        let reason = old == "canvas" && stage == "draft" ? "edit" : "stage"
+        try snapshot(project: project, path: path, bytes: bytes, reason: reason, history: history)
         return true
     }
 

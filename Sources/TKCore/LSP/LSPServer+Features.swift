@@ -30,6 +30,13 @@ extension LSPServer {
         let doc = documents[uri]!
         var out: [JSONValue] = []
         var ignored: Set<String> = []
+        // One action per title: overlapping diagnostics (a repeated phrase over a misspelt word,
+        // the same word misspelt twice in the range) would otherwise offer the same fix twice.
+        var titles: Set<String> = []
+        func add(_ a: JSONValue) {
+            guard let t = a["title"]?.stringValue, titles.insert(t).inserted else { return }
+            out.append(a)
+        }
         for d in doc.diagnostics {
             guard let r = LSPRange(json: d["range"]), r.overlaps(range), let data = d["data"] else { continue }
             switch data["kind"]?.stringValue {
@@ -37,27 +44,32 @@ extension LSPServer {
                 guard let id = data["id"]?.stringValue, let s = doc.pending.first(where: { $0.id == id }) else { continue }
                 let title = s.suggestedText.isEmpty ? "Accept: remove “\(LSPOpenDocument.short(s.originalText, max: 60))”"
                     : "Accept: “\(LSPOpenDocument.short(s.suggestedText, max: 60))”"
-                out.append(action(title, diagnostic: d, edit: edit(uri, doc, r, s.suggestedText), preferred: true,
-                                  command: (.accept, [.string(uri), .string(id)])))
-                out.append(action("Skip suggestion", diagnostic: d, edit: nil, preferred: false,
-                                  command: (.skip, [.string(uri), .string(id)])))
+                add(action(title, diagnostic: d, edit: edit(uri, doc, r, s.suggestedText), preferred: true,
+                           command: (.accept, [.string(uri), .string(id)])))
+                add(action("Skip suggestion", diagnostic: d, edit: nil, preferred: false,
+                           command: (.skip, [.string(uri), .string(id)])))
             case "finding":
                 let rule = data["rule"]?.stringValue ?? ""
                 let category = data["category"]?.stringValue ?? ""
                 let text = String(decoding: doc.buffer.bytes[doc.buffer.byteRange(r, encoding: encoding)], as: UTF8.self)
                 for (i, rep) in (data["replacements"]?.arrayValue?.compactMap(\.stringValue) ?? []).enumerated() {
                     let title = rep.isEmpty ? "Delete “\(LSPOpenDocument.short(text, max: 60))”" : "Replace with “\(rep)”"
-                    out.append(action(title, diagnostic: d, edit: edit(uri, doc, r, rep), preferred: i == 0, command: nil))
+                    add(action(title, diagnostic: d, edit: edit(uri, doc, r, rep), preferred: i == 0, command: nil))
                 }
                 if category == "spelling" || rule == "spelling" {
-                    out.append(action("Add “\(text)” to the project dictionary", diagnostic: d, edit: nil, preferred: false,
-                                      command: (.addToDictionary, [.string(uri), .string(text)])))
+                    add(action("Add “\(text)” to the project dictionary", diagnostic: d, edit: nil, preferred: false,
+                               command: (.addToDictionary, [.string(uri), .string(text)])))
                 }
                 if !rule.isEmpty, ignored.insert(rule).inserted {
+                    let start = doc.buffer.byteRange(r, encoding: encoding).lowerBound
+                    let (offset, comment) = Self.ignoreHere(doc.buffer.bytes, at: start, rule: rule)
+                    let herePos = doc.buffer.position(ofByte: offset, encoding: encoding)
+                    add(action("Ignore \(rule) here", diagnostic: d,
+                               edit: workspaceEdit(uri, doc, LSPRange(start: herePos, end: herePos), comment), preferred: false, command: nil))
                     let at = Self.ignoreInsertionOffset(doc.buffer.bytes)
                     let pos = doc.buffer.position(ofByte: at, encoding: encoding)
                     let e = workspaceEdit(uri, doc, LSPRange(start: pos, end: pos), "<!-- tk-ignore-file \(rule) -->\n")
-                    out.append(action("Ignore \(rule) in this file", diagnostic: d, edit: e, preferred: false, command: nil))
+                    add(action("Ignore \(rule) in this file", diagnostic: d, edit: e, preferred: false, command: nil))
                 }
             default:
                 continue
@@ -87,6 +99,25 @@ extension LSPServer {
         return ["changes": .object([uri: [te]])]
     }
 
+    /// Where "Ignore RULE here" puts its `<!-- tk-ignore-next-line RULE -->` so that it silences
+    /// the rule on the line holding byte `offset` only: on a line of its own before it when that
+    /// line starts a block (the top of the file, or after a blank line), else at the end of the
+    /// line before, inline, so that the paragraph is not split in two.
+    /// - Returns: the byte offset to insert at and the text to insert.
+    static func ignoreHere(_ bytes: [UInt8], at offset: Int, rule: String) -> (Int, String) {
+        let comment = "<!-- tk-ignore-next-line \(rule) -->"
+        var lineStart = max(0, min(offset, bytes.count))
+        while lineStart > 0, bytes[lineStart - 1] != 10 { lineStart -= 1 }
+        guard lineStart > 0 else { return (0, comment + "\n") }
+        var prevEnd = lineStart - 1                    // the previous line's "\n"
+        if prevEnd > 0, bytes[prevEnd - 1] == 13 { prevEnd -= 1 }
+        var prevStart = prevEnd
+        while prevStart > 0, bytes[prevStart - 1] != 10 { prevStart -= 1 }
+        let previousIsBlank = bytes[prevStart..<prevEnd].allSatisfy { $0 == 32 || $0 == 9 }
+        if previousIsBlank { return (lineStart, comment + "\n") }
+        return (prevEnd, " " + comment)
+    }
+
     /// Where an ignore comment goes: after the front matter, else at the top.
     static func ignoreInsertionOffset(_ bytes: [UInt8]) -> Int {
         guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45, bytes[3] == 10 || bytes[3] == 13 else { return 0 }
@@ -107,32 +138,39 @@ extension LSPServer {
             throw Self.fail(JSONRPCError.invalidParams, "textDocument/hover needs textDocument.uri and position")
         }
         guard let doc = documents[uri] else { return .null }
-        var parts: [String] = []
+        // Every diagnostic under the cursor: the advisors' suggestions (their reasoning) first,
+        // then the quick findings.
+        var advice: [String] = []
+        var rules: [String] = []
         var hit: LSPRange?
+        var adviceHit: LSPRange?
         for d in doc.diagnostics {
             guard let r = LSPRange(json: d["range"]), r.start <= pos, pos <= r.end, let data = d["data"] else { continue }
             hit = hit ?? r
             if data["kind"]?.stringValue == "suggestion", let id = data["id"]?.stringValue,
                let s = doc.pending.first(where: { $0.id == id }) {
+                adviceHit = adviceHit ?? r
                 let advisor = actions.advisorName(s.advisorId)
-                parts.append("""
+                advice.append("""
                     **tk-agent · the \(advisor)** (\(s.type.rawValue), priority \(s.priority) of 5, confidence \(String(format: "%.0f", s.confidence * 100)) %)
 
-                    “\(s.originalText)” → “\(s.suggestedText)”
-
                     \(s.reasoning)
+
+                    “\(s.originalText)” → “\(s.suggestedText)”
 
                     _Suggestion \(s.id), round \(s.round)_
                     """)
             } else if let rule = data["rule"]?.stringValue {
                 let category = data["category"]?.stringValue ?? rule
                 let message = d["message"]?.stringValue ?? ""
-                parts.append("**tk-agent · \(rule)**: \(message)\n\n\(Self.explanation(category))\n\n"
-                             + "_Silence it with `<!-- tk-ignore \(rule) -->` before the paragraph, or `<!-- tk-ignore-file \(rule) -->`._")
+                let text = "**tk-agent · \(rule)**: \(message)\n\n\(Self.explanation(category))\n\n"
+                    + "_Silence it here with `<!-- tk-ignore-next-line \(rule) -->` on the line before, or everywhere with `<!-- tk-ignore-file \(rule) -->`._"
+                if !rules.contains(text) { rules.append(text) }
             }
         }
-        guard !parts.isEmpty, let hit else { return .null }
-        return ["contents": ["kind": "markdown", "value": .string(parts.joined(separator: "\n\n---\n\n"))], "range": hit.json]
+        let parts = advice + rules
+        guard !parts.isEmpty, let range = adviceHit ?? hit else { return .null }
+        return ["contents": ["kind": "markdown", "value": .string(parts.joined(separator: "\n\n---\n\n"))], "range": range.json]
     }
 
     /// What each rule looks for and why, for hovers.
@@ -196,7 +234,8 @@ extension LSPServer {
                     throw Self.fail(JSONRPCError.invalidParams, "tk.journeySet needs [uri, {stage, story_type, advisors, draft_stage}]")
                 }
                 let s = try actions.journeySet(loc, stage: stage, storyType: storyType, advisors: advisors, draftStage: draftStage)
-                refreshSidecar(uri)
+                documents[uri]?.loadSidecar(actions: actions)
+                republishAll()
                 return ["stage": .string(s.journey.stage.rawValue), "story_type": s.journey.storyType.map { .string($0) } ?? .null,
                         "advisors": .array(s.journey.advisors.map { .string($0) }),
                         "draft_stage": s.journey.draftStage.map { .string($0.rawValue) } ?? .null]
@@ -221,17 +260,30 @@ extension LSPServer {
                     throw Self.fail(JSONRPCError.invalidParams, "tk.addToDictionary needs [uri, word]")
                 }
                 try actions.addToDictionary(project: loc.project, word: word)
-                for u in documents.keys {
-                    documents[u]?.linter = LSPLinter()
-                    documents[u]?.config = nil
-                    lintNow(u)
-                }
+                republishAll()
                 return ["word": .string(word), "dictionary": .string(loc.project.appending(".tk/dictionary.txt").display)]
             }
         } catch let f as JSONRPCFailure {
             throw f
         } catch {
             throw Self.fail(JSONRPCError.internalError, "\(name): \(error)")
+        }
+    }
+
+    /// Lints and publishes every open document now, afresh: after a change to what findings
+    /// depend on beyond the buffer (the project dictionary, the journey, the configuration).
+    func republishAll() {
+        for u in documents.keys {
+            if let root = documents[u]?.project { ProjectWords.invalidate(project: root) }
+            documents[u]?.linter = LSPLinter()
+            documents[u]?.config = nil
+            guard documents[u] != nil else { continue }
+            _ = documents[u]!.relint(actions: actions, settings: settings, encoding: encoding)
+            if clientPulls {
+                if clientRefreshes { sendRequest("workspace/diagnostic/refresh", .null) }
+            } else {
+                publish(u)
+            }
         }
     }
 

@@ -61,7 +61,13 @@ extension TKAgent {
             } else if let text = input.text {
                 doc = InputDocument(display: "--text", path: nil, bytes: Array(text.utf8))
             } else if isatty(STDIN_FILENO) == 0 {
-                doc = InputDocument(display: "-", path: nil, bytes: Array(FileHandle.standardInput.readDataToEndOfFile()))
+                let bytes = Array(FileHandle.standardInput.readDataToEndOfFile())
+                // An empty pipe (or /dev/null) is no text at all.
+                if !bytes.isEmpty { doc = InputDocument(display: "-", path: nil, bytes: bytes) }
+            }
+            guard doc != nil else {
+                throw usageError("a question needs something to ask about: --project P (or --all) for a project, "
+                    + "--file F or --text T for a document, or the text on standard input")
             }
             var passage: String?
             var context: String?

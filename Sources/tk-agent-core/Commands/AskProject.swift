@@ -16,7 +16,7 @@ struct AskProjectOptions: ParsableArguments {
     var sources = false
     @Flag(name: .customLong("dry-run"), help: "Print the exact prompt and send nothing.")
     var dryRun = false
-    @Option(name: .customLong("passages"), help: "How many passages to retrieve (default 8).")
+    @Option(name: .customLong("passages"), parsing: .unconditional, help: "How many passages to retrieve (default 8).")
     var passageLimit: Int = 8
 
     var isProjectQuestion: Bool { project != nil || all }
@@ -29,7 +29,7 @@ struct AskProjectOptions: ParsableArguments {
         if all, until != nil || from != nil {
             throw ValidationError("--until and --from need one project: give --project P")
         }
-        if passageLimit < 1 || passageLimit > 50 { throw ValidationError("--passages must be 1 to 50") }
+        if passageLimit < 1 || passageLimit > 50 { throw usageError("--passages must be between 1 and 50 (got \(passageLimit))") }
     }
 
     /// Splits `FILE[:LINE]`.

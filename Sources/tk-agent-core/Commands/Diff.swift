@@ -14,7 +14,7 @@ extension TKAgent {
                 """)
         @Argument(help: "The markdown document.", completion: .file(extensions: ["md", "markdown"])) var file: String
         @Argument(help: "Versions to compare.") var revs: [String] = []
-        @Flag(name: .long, help: "Word by word instead of line by line.") var words = false
+        @Flag(name: .long, help: "Word by word instead of line by line: each changed region with a few words around it.") var words = false
 
         func validate() throws {
             if revs.count > 2 { throw ValidationError("give at most two versions") }
@@ -27,7 +27,7 @@ extension TKAgent {
             guard !list.isEmpty else { throw CLIError("\(file): no versions kept yet (see `tk-agent snapshot`)") }
             func content(_ s: SnapshotRecord) throws -> String {
                 do { return String(decoding: try service.content(s), as: UTF8.self) } catch {
-                    throw CLIError("\(file): cannot read version \(s.rev) (\(error))")
+                    throw CLIError("\(file): cannot read version \(s.number) (\(error))")
                 }
             }
             let current = { () throws -> String in
@@ -38,17 +38,17 @@ extension TKAgent {
             let old: String, new: String, oldName: String, newName: String
             switch revs.count {
             case 0:
-                old = try content(list[0]); oldName = "version \(list[0].rev)"
+                old = try content(list[0]); oldName = "version \(list[0].number)"
                 new = try current(); newName = "now"
             case 1:
                 let a = try HistoryCLI.resolve(revs[0], in: list, file: file)
-                old = try content(a); oldName = "version \(a.rev)"
+                old = try content(a); oldName = "version \(a.number)"
                 new = try current(); newName = "now"
             default:
                 let a = try HistoryCLI.resolve(revs[0], in: list, file: file)
                 let b = try HistoryCLI.resolve(revs[1], in: list, file: file)
-                old = try content(a); oldName = "version \(a.rev)"
-                new = try content(b); newName = "version \(b.rev)"
+                old = try content(a); oldName = "version \(a.number)"
+                new = try content(b); newName = "version \(b.number)"
             }
             let color = stdoutIsColorTerminal
             if old == new {
@@ -56,7 +56,7 @@ extension TKAgent {
                 return
             }
             if words {
-                print(WordDiff.render(old: old, new: new, color: color))
+                print(WordDiff.render(old: old, new: new, color: color), terminator: "")
                 return
             }
             let text = UnifiedDiff.diff(old: old, new: new, oldName: "\(loc.relative.display) (\(oldName))",
@@ -70,43 +70,5 @@ extension TKAgent {
                 else { print(line) }
             }
         }
-    }
-}
-
-/// A word-level diff: deletions `[-…-]` and insertions `{+…+}` (red and green on a terminal).
-enum WordDiff {
-    static func tokens(_ s: String) -> [Substring] {
-        var out: [Substring] = []
-        var start = s.startIndex
-        var i = s.startIndex
-        var inSpace: Bool?
-        while i < s.endIndex {
-            let space = s[i].isWhitespace
-            if let cur = inSpace, cur != space { out.append(s[start..<i]); start = i }
-            inSpace = space
-            i = s.index(after: i)
-        }
-        if start < s.endIndex { out.append(s[start...]) }
-        return out
-    }
-
-    static func render(old: String, new: String, color: Bool) -> String {
-        let a = tokens(old), b = tokens(new)
-        var out = ""
-        var del = "", ins = ""
-        func flush() {
-            if !del.isEmpty { out += color ? "\u{1B}[31;9m\(del)\u{1B}[0m" : "[-\(del)-]" }
-            if !ins.isEmpty { out += color ? "\u{1B}[32m\(ins)\u{1B}[0m" : "{+\(ins)+}" }
-            del = ""; ins = ""
-        }
-        for op in SequenceDiff.diff(a, b) {
-            switch op {
-            case .equal(let i, _): flush(); out += a[i]
-            case .delete(let i): del += a[i]
-            case .insert(let j): ins += b[j]
-            }
-        }
-        flush()
-        return out
     }
 }

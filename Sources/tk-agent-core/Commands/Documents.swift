@@ -13,6 +13,7 @@ extension TKAgent {
 
         func run() async throws {
             let db = try openDatabase()
+            if let project { _ = try KnownProject.require(project, database: db) }
             var summaries = try db.documentSummaries(project: project.map { FileSystem.absolute($0) })
             let facts = (try? db.journeyFacts()) ?? [:]
             var sidecarReads = 0

@@ -22,14 +22,15 @@ enum HistoryCLI {
         }
     }
 
-    /// A version named by `REV` (its number, or `HEAD~N`: N versions before the newest).
+    /// A version named by `REV` (its number in this document's history, or `HEAD~N`: N versions
+    /// before the newest).
     static func resolve(_ rev: String, in list: [SnapshotRecord], file: String) throws -> SnapshotRecord {
         if rev.uppercased().hasPrefix("HEAD") {
             let n = rev.count > 5 ? Int(rev.dropFirst(5)) : 0
             guard let n, n >= 0, n < list.count else { throw CLIError("\(file): no version \(rev) (see `tk-agent history \(file)`)") }
             return list[n]
         }
-        guard let id = Int64(rev), let s = list.first(where: { $0.rev == id }) else {
+        guard let n = Int(rev), let s = list.first(where: { $0.number == n }) else {
             throw CLIError("\(file): no version \(rev) (see `tk-agent history \(file)`)")
         }
         return s
@@ -61,8 +62,8 @@ extension TKAgent {
             let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
             let list = try service.list(project: loc.project, path: loc.relative)
             if output.json {
-                struct Row: Encodable { var rev: Int64; var time: String; var reason: String; var note: String?; var words: Int; var added: Int; var removed: Int }
-                print(JSON.string(list.map { Row(rev: $0.rev, time: $0.time, reason: $0.reason, note: $0.note, words: $0.words,
+                struct Row: Encodable { var rev: Int; var time: String; var reason: String; var note: String?; var words: Int; var added: Int; var removed: Int }
+                print(JSON.string(list.map { Row(rev: $0.number, time: $0.time, reason: $0.displayReason, note: $0.note, words: $0.words,
                                                  added: $0.added, removed: $0.removed) }))
                 return
             }
@@ -71,7 +72,7 @@ extension TKAgent {
                 return
             }
             for s in list {
-                var line = String(format: "%6lld  %@  %-7@ %6ld words  +%ld -%ld", s.rev, HistoryCLI.timeText(s.time), s.reason,
+                var line = String(format: "%4ld  %@  %-8@ %6ld words  +%ld -%ld", s.number, HistoryCLI.timeText(s.time), s.displayReason,
                                   s.words, s.added, s.removed)
                 if let note = s.note { line += "  \(note)" }
                 print(line)

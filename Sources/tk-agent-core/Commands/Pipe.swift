@@ -23,7 +23,7 @@ extension TKAgent {
         var advisors: String?
         @Option(name: .long, help: "Kinds of suggestion wanted, comma-separated (e.g. grammar,clarity).")
         var categories: String?
-        @Option(name: .customLong("min-confidence"), help: "Leave out suggestions below this confidence (0…1).")
+        @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "Leave out suggestions below this confidence (0…1).")
         var minConfidence: Double = 0
         @Flag(name: .long, help: "Print a unified diff instead of the text.")
         var diff = false
@@ -39,7 +39,7 @@ extension TKAgent {
             if role != nil, advisors != nil { throw ValidationError("give --role or --advisors, not both") }
             if apply, file == nil || file == "-" { throw ValidationError("--apply rewrites a file; give FILE") }
             if json, diff { throw ValidationError("--json already holds the new text; leave out --diff") }
-            if !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
+            if !(0...1).contains(minConfidence) { throw usageError("--min-confidence must be between 0 and 1 (got \(minConfidence))") }
         }
 
         func run() async throws {

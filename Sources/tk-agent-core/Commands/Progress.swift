@@ -13,24 +13,22 @@ extension TKAgent {
                 progress.import_words words is imported. The day begins at progress.day_starts.
                 """)
         @Option(name: .long, help: "One project (a folder); default: all projects, with the user configuration.") var project: String?
-        @Option(name: .long, help: "Days in the chart (default 14).") var days: Int = 14
+        @Option(name: .long, parsing: .unconditional, help: "Days in the chart, 1 to 3660 (default 14).") var days: Int = 14
         @Flag(name: .long, help: "Fill the days without figures from the versions kept (needs --project).") var rebuild = false
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if days < 1 || days > 3660 { throw ValidationError("--days must be between 1 and 3660") }
+            if days < 1 || days > 3660 { throw usageError("--days must be between 1 and 3660 (got \(days))") }
             if rebuild && project == nil { throw ValidationError("--rebuild needs --project") }
         }
 
         func run() async throws {
             let paths = Paths.resolve()
-            let root = project.map { FileSystem.absolute($0) }
-            if let root, !DirectoryWalker.isFolderFollowingLinks(root) {
-                throw CLIError("\(project ?? ""): not a folder; give a project's root folder")
-            }
+            let database = try openDatabase()
+            let root = try project.map { try KnownProject.require($0, database: database) }
             let loaded = ConfigurationLoader.load(paths: paths, project: root)
             for p in loaded.problems { printError("warning: \(p)") }
-            let service = HistoryService(paths: paths, database: try openDatabase())
+            let service = HistoryService(paths: paths, database: database)
             if rebuild, let root {
                 do {
                     let filled = try service.rebuildProgress(project: root, settings: loaded.config.progress)
@@ -67,6 +65,7 @@ extension TKAgent {
 /// The text of `tk-agent progress`: summary lines and a bar chart with the goal line.
 enum ProgressText {
     static func render(_ r: ProgressReport, documents: [String], terminal: Bool, color: Bool) -> String {
+        if let quiet = quiet(r) { return quiet }
         var lines: [String] = []
         var today = "today (\(r.today.date)): \(r.today.written) words written"
         if let g = r.today.goal { today += " of \(g)" + (r.today.met ? " — goal met" : " (\(max(0, g - r.today.written)) to go)") }
@@ -102,6 +101,19 @@ enum ProgressText {
             }
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+extension ProgressText {
+    /// With no goal, no deadline and nothing written, imported or deleted in the days shown: one
+    /// short paragraph instead of a chart of zeros; nil otherwise.
+    static func quiet(_ r: ProgressReport) -> String? {
+        guard r.today.goal == nil, r.pace == nil,
+              r.days.allSatisfy({ $0.written == 0 && $0.imported == 0 && $0.deleted == 0 }),
+              r.today.written == 0, r.today.imported == 0, r.today.deleted == 0 else { return nil }
+        let span = r.days.count == 1 ? "today" : "in the last \(r.days.count) days"
+        return "No words written \(span) (today is \(r.today.date)) and no goal set. Words are counted from each save "
+            + "the running agent sees; set a goal with `tk-agent config set progress.daily_goal 500`."
     }
 }
 

@@ -23,13 +23,13 @@ extension TKAgent {
             let list = try service.list(project: loc.project, path: loc.relative)
             let target = try HistoryCLI.resolve(rev, in: list, file: file)
             let old: [UInt8]
-            do { old = try service.content(target) } catch { throw CLIError("\(file): cannot read version \(target.rev) (\(error))") }
+            do { old = try service.content(target) } catch { throw CLIError("\(file): cannot read version \(target.number) (\(error))") }
             let current: [UInt8]
             do { current = try FileSystem.read(loc.absolute, limit: 256 << 20) } catch { throw CLIError("\(file): cannot read (\(error))") }
             let kept: SnapshotRecord
             do {
                 kept = try service.snapshot(project: loc.project, path: loc.relative, bytes: current, reason: "restore",
-                                            note: "before restoring version \(target.rev)", history: config.history)
+                                            note: "before restoring version \(target.number)", history: config.history)
             } catch { throw CLIError("\(file): cannot keep the current version, nothing written (\(error))") }
             if current != old {
                 var st = stat()
@@ -41,10 +41,10 @@ extension TKAgent {
             }
             SuggestionLookup.nudgeAgent()
             if output.json {
-                print(JSON.string(["restored": JSONValue.number(Double(target.rev)), "kept": .number(Double(kept.rev))]))
+                print(JSON.string(["restored": JSONValue.number(Double(target.number)), "kept": .number(Double(kept.number))]))
             } else {
-                print("restored version \(target.rev) of \(loc.relative.display); the version it replaced is kept as \(kept.rev) "
-                    + "(`tk-agent restore \(file) \(kept.rev)` undoes this)")
+                print("restored version \(target.number) of \(loc.relative.display); the version it replaced is kept as \(kept.number) "
+                    + "(`tk-agent restore \(file) \(kept.number)` undoes this)")
             }
         }
     }

@@ -13,7 +13,10 @@ struct ReviewEstimate {
 
     var text: String {
         var s = "\(scopeNote)\nestimated input: \(inputTokens) tokens"
-        let who = (provider ?? "no provider") + (model.map { "/\($0)" } ?? "")
+        guard let provider else {
+            return s + "; no LLM provider is available, so nothing would be sent (`tk-agent doctor` says how to set one up)"
+        }
+        let who = provider + (model.map { "/\($0)" } ?? "")
         if let costUsd {
             s += String(format: "; cost about $%.4f with up to %ld output tokens (", costUsd, outputTokens) + who + ")"
         } else {

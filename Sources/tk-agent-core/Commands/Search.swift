@@ -16,7 +16,7 @@ extension TKAgent {
         @Argument(help: "Words to find.") var terms: [String] = []
         @Option(name: .long, help: "Only this project folder.", completion: .directory) var project: String?
         @Option(name: .long, help: "Only paths matching this glob (relative to the project), e.g. 'notes/*'.") var path: String?
-        @Option(name: .long, help: "At most this many results.") var limit: Int = 20
+        @Option(name: .long, parsing: .unconditional, help: "At most this many results (1 or more).") var limit: Int = 20
         @Flag(name: .long, help: "Rank documents by keywords and meaning (needs an embedding provider).") var hybrid = false
         @Flag(name: .long, help: "Rank documents by meaning only (needs an embedding provider).") var semantic = false
         @OptionGroup var output: OutputOptions
@@ -25,7 +25,7 @@ extension TKAgent {
             if terms.allSatisfy({ $0.trimmingCharacters(in: .whitespaces).isEmpty }) {
                 throw ValidationError("Give at least one search term.")
             }
-            if limit < 1 { throw ValidationError("--limit must be at least 1.") }
+            if limit < 1 { throw usageError("--limit must be 1 or more (got \(limit))") }
         }
 
         func run() async throws {
@@ -37,6 +37,7 @@ extension TKAgent {
             }
             let query = SearchQuery(text)
             let db = try openDatabase()
+            if let project { _ = try KnownProject.require(project, database: db) }
             let options = SearchOptions(project: project.map { FileSystem.absolute($0).bytes }, pathGlob: path, limit: limit)
             let results = try db.search(query, options: options, queryText: text)
             if output.json {

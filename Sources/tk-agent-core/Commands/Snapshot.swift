@@ -24,9 +24,9 @@ extension TKAgent {
                                          note: message, history: config.history)
             } catch { throw CLIError("\(file): cannot keep a snapshot (\(error))") }
             if output.json {
-                print(JSON.string(["rev": JSONValue.number(Double(s.rev)), "time": .string(s.time), "words": .number(Double(s.words))]))
+                print(JSON.string(["rev": JSONValue.number(Double(s.number)), "time": .string(s.time), "words": .number(Double(s.words))]))
             } else {
-                print("kept version \(s.rev) of \(loc.relative.display) (\(s.words) words)")
+                print("kept version \(s.number) of \(loc.relative.display) (\(s.words) words)")
             }
         }
     }

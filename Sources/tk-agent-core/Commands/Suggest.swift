@@ -28,11 +28,11 @@ extension TKAgent {
         var describe: String?
         @Option(name: .long, help: "Kinds of suggestion wanted, comma-separated (e.g. grammar,clarity or fix,rephrase).")
         var categories: String?
-        @Option(name: .customLong("min-confidence"), help: "Leave out suggestions below this confidence (0…1).")
+        @Option(name: .customLong("min-confidence"), parsing: .unconditional, help: "Leave out suggestions below this confidence (0…1).")
         var minConfidence: Double = 0
-        @Option(name: .customLong("max-suggestions"), help: "The most suggestions per file.")
+        @Option(name: .customLong("max-suggestions"), parsing: .unconditional, help: "The most suggestions per file.")
         var maxSuggestions: Int = PromptEngine.defaultMaxSuggestions
-        @Option(name: .long, help: "Files reviewed at once.")
+        @Option(name: .long, parsing: .unconditional, help: "Files reviewed at once.")
         var parallel: Int = 1
         @Flag(name: .long, help: "Exit with status 2 when there are suggestions.")
         var strict = false
@@ -49,9 +49,9 @@ extension TKAgent {
             if describe != nil, storyType != nil {
                 throw ValidationError("--describe chooses the story type itself; leave out --story-type")
             }
-            if !(0...1).contains(minConfidence) { throw ValidationError("--min-confidence must be between 0 and 1") }
-            if maxSuggestions < 1 { throw ValidationError("--max-suggestions must be at least 1") }
-            if parallel < 1 { throw ValidationError("--parallel must be at least 1") }
+            if !(0...1).contains(minConfidence) { throw usageError("--min-confidence must be between 0 and 1 (got \(minConfidence))") }
+            if maxSuggestions < 1 { throw usageError("--max-suggestions must be 1 or more (got \(maxSuggestions))") }
+            if parallel < 1 { throw usageError("--parallel must be 1 or more (got \(parallel))") }
             if interactive, output.json || output.ndjson || output.quiet {
                 throw ValidationError("--interactive prints its own prompts; leave out --json, --ndjson and --quiet")
             }

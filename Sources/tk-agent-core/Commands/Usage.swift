@@ -9,11 +9,11 @@ extension TKAgent {
             abstract: "Token usage and cost by day, month and model.",
             discussion: "Days and months are UTC. Local models (Ollama, a localhost server) cost nothing and never count against review.daily_budget_usd."
         )
-        @Option(name: .long, help: "How many days to list.") var days = 31
+        @Option(name: .long, parsing: .unconditional, help: "How many days to list (1 or more).") var days = 31
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if days < 1 { throw ValidationError("--days must be at least 1.") }
+            if days < 1 { throw usageError("--days must be 1 or more (got \(days))") }
         }
 
         struct Row: Encodable {

@@ -36,29 +36,56 @@ extension TKAgent {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the watched project folders.")
+            static let configuration = CommandConfiguration(
+                abstract: "List the watched project folders: the saved list and the running agent's own.",
+                discussion: "Folders given to `tk-agent run PATH...` are watched for that run only and marked (this run).")
             @OptionGroup var output: OutputOptions
             func run() async throws {
                 let paths = Paths.resolve()
                 let loaded = ConfigurationLoader.load(paths: paths)
                 for p in loaded.problems { printError(p) }
-                let roots = ProjectRegistry.configured(loaded.config)
+                let saved = ProjectRegistry.configured(loaded.config)
+                let live = StatusReporter.live(paths: paths)?.projects.map { FileSystem.absolute($0.path) } ?? []
+                let entries = WatchListing.entries(saved: saved, running: live)
                 if output.json {
-                    let items = roots.map { r -> [String: JSONValue] in
-                        let exists = FileSystem.lstatIfExists(r)?.kind == .directory
-                        return ["path": .string(r.display), "exists": .bool(exists)]
+                    let items = entries.map { e -> [String: JSONValue] in
+                        ["path": .string(e.path.display), "exists": .bool(FileSystem.lstatIfExists(e.path)?.kind == .directory),
+                         "saved": .bool(e.saved), "watching": .bool(e.watching)]
                     }
                     print(JSON.string(items))
-                } else if roots.isEmpty {
-                    printError("no projects yet: add one with `tk-agent watch add PATH`")
+                } else if entries.isEmpty {
+                    printError("no projects yet: add one with `tk-agent watch add PATH` (or run `tk-agent run PATH` for one run)")
                 } else {
-                    for r in roots {
-                        let exists = FileSystem.lstatIfExists(r)?.kind == .directory
-                        print(exists ? r.display : "\(r.display)  (missing)")
+                    for e in entries {
+                        let exists = FileSystem.lstatIfExists(e.path)?.kind == .directory
+                        print(e.path.display + WatchListing.marks(e, exists: exists))
                     }
                 }
             }
         }
+    }
+}
+
+/// `watch list`: the saved projects and the running agent's, each once.
+enum WatchListing {
+    struct Entry: Equatable {
+        var path: PathBytes
+        /// In the user config's `projects`.
+        var saved: Bool
+        /// Watched by the running agent now.
+        var watching: Bool
+    }
+
+    static func entries(saved: [PathBytes], running: [PathBytes]) -> [Entry] {
+        var out = saved.map { Entry(path: $0, saved: true, watching: running.contains($0)) }
+        for r in running where !saved.contains(r) { out.append(Entry(path: r, saved: false, watching: true)) }
+        return out
+    }
+
+    static func marks(_ e: Entry, exists: Bool) -> String {
+        if !exists { return "  (missing)" }
+        if !e.saved { return "  (this run: given to `tk-agent run`, not saved; `tk-agent watch add` keeps it)" }
+        return ""
     }
 }
 

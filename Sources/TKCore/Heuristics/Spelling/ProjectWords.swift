@@ -222,6 +222,12 @@ public struct ProjectWords: Sendable, Equatable {
 
     private static let cache = Mutex<[PathBytes: CacheEntry]>([:])
 
+    /// Forgets what `cached` remembers of a project (its dictionary changed just now: a second
+    /// change within the file system's timestamp granularity would not show in the mtime).
+    public static func invalidate(project: PathBytes) {
+        cache.withLock { _ = $0.removeValue(forKey: project) }
+    }
+
     /// `scan(project:)`, remembered per project for `maxAge` (the agent calls this on every save; the
     /// name counts may lag a new name by that long). A changed dictionary file is re-read at once.
     public static func cached(project: PathBytes, ignore: [String] = [], maxAge: Duration = .seconds(300)) -> ProjectWords {
