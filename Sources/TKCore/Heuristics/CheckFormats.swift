@@ -41,7 +41,7 @@ public enum CheckFormats {
                 var d: [String: JSONValue] = [
                     "message": .string(x.message),
                     "location": ["path": .string(f.path), "range": range(x.start, x.end)],
-                    "severity": .string(x.severity == .warning ? "WARNING" : "INFO"),
+                    "severity": .string(x.severity == .error ? "ERROR" : x.severity == .warning ? "WARNING" : "INFO"),
                     "code": ["value": .string(x.rule)],
                     "source": ["name": "tk-agent", "url": "https://github.com/tk-agent/tk-agent"],
                 ]
@@ -69,7 +69,7 @@ public enum CheckFormats {
         }
         ruleOrder.sort()
         let ruleIndex = Dictionary(uniqueKeysWithValues: ruleOrder.enumerated().map { ($1, $0) })
-        func level(_ s: Severity) -> String { s == .warning ? "warning" : "note" }
+        func level(_ s: Severity) -> String { s == .error ? "error" : s == .warning ? "warning" : "note" }
         let rules: [JSONValue] = ruleOrder.map { id in
             let x = ruleInfo[id]!
             return [

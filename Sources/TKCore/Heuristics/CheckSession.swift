@@ -164,6 +164,7 @@ public struct CheckReport: Encodable, Sendable {
                 let pad = String(repeating: " ", count: max(0, width - pos.count))
                 let sev: String
                 switch x.severity {
+                case .error: sev = paint("error     ", "31")
                 case .warning: sev = paint("warning   ", "33")
                 case .suggestion: sev = paint("suggestion", "36")
                 case .info: sev = paint("info      ", "2")
@@ -178,7 +179,7 @@ public struct CheckReport: Encodable, Sendable {
         if n == 0 {
             out += "No findings in \(checked) \(fileWord).\n"
         } else {
-            let parts = [Severity.warning, .suggestion, .info].compactMap { s -> String? in
+            let parts = [Severity.error, .warning, .suggestion, .info].compactMap { s -> String? in
                 guard let c = counts[s], c > 0 else { return nil }
                 return "\(c) \(s.rawValue)\(c == 1 ? "" : "s")"
             }

@@ -82,6 +82,7 @@ public struct LSPSettings: Sendable, Equatable {
             if let n = Self.lspSeverity(level) { return n }
         }
         switch s {
+        case .error: return 1
         case .warning: return 2
         case .suggestion: return 3
         case .info: return 4

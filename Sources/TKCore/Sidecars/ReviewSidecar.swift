@@ -15,11 +15,15 @@ public enum FindingCategory: String, Codable, Sendable, CaseIterable {
     case spelling
     /// Grammar: a/an, confusable words, agreement, capitals (v3).
     case grammar
+    /// A rule of the team's Vale styles (`rule` is "Style.Rule").
+    case vale
 }
 
 public enum Severity: String, Codable, Sendable, CaseIterable, Comparable {
     case info, suggestion, warning
-    private var rank: Int { switch self { case .info: 0; case .suggestion: 1; case .warning: 2 } }
+    /// Vale's highest level (findings of a team's Vale rules).
+    case error
+    private var rank: Int { switch self { case .info: 0; case .suggestion: 1; case .warning: 2; case .error: 3 } }
     public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
 }
 

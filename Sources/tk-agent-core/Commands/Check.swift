@@ -84,7 +84,8 @@ extension TKAgent {
                 if let p = engine.spellingProblem(for: doc), spellingProblems.insert(p).inserted { printError(p) }
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
-                let findings = session.resolver.derive(inputs).findings
+                var findings = session.resolver.derive(inputs).findings
+                if let vale { findings = Self.merge(findings, vale.findings(bytes: bytes, relativePath: Self.valePath(display, vale))) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -92,6 +93,10 @@ extension TKAgent {
                 report.files.append(CheckReport.File(path: display, findings: findings))
                 if fmt == .rdjsonl || fmt == .sarif { sources.append(CheckFormats.Source(path: display, bytes: bytes, findings: findings)) }
             }
+
+            // The team's Vale styles: the .vale.ini Vale would find from the working folder.
+            let vale = ValeEngine.discover(from: cwd)
+            for p in vale?.problems ?? [] { printError(p) }
 
             // Spelling: the dictionary loads on another thread while the documents are read and parsed.
             if let first = targets.first(where: { $0 != "-" }) {
@@ -188,6 +193,22 @@ extension TKAgent {
             }
             if failed { throw ExitCode(1) }
             if strict && report.findingCount > 0 { throw ExitCode(2) }
+        }
+
+        /// The path Vale's section globs see: as given, relative to the working folder.
+        static func valePath(_ display: String, _ vale: ValeEngine) -> String {
+            if display == "-" { return "stdin.md" }
+            var p = display
+            while p.hasPrefix("./") { p.removeFirst(2) }
+            return p.hasPrefix("/") ? vale.relativePath(for: p) : p
+        }
+
+        /// Built-in findings and Vale's, in document order.
+        static func merge(_ a: [Finding], _ b: [Finding]) -> [Finding] {
+            if b.isEmpty { return a }
+            return (a + b).enumerated().sorted { x, y in
+                (x.element.line, x.element.column, x.offset) < (y.element.line, y.element.column, y.offset)
+            }.map(\.element)
         }
 
         static func realPath(_ p: PathBytes) -> PathBytes? {

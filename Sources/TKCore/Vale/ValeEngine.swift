@@ -1,0 +1,128 @@
+import Foundation
+import Synchronization
+
+/// A team's Vale styles, loaded and compiled once, ready to lint Markdown documents.
+///
+/// Pure apart from reading the configuration: `findings(bytes:relativePath:)` depends only on the
+/// document and on what was loaded (whose `digest` covers the ini and every rule file).
+public struct ValeEngine: Sendable {
+    public let configuration: ValeConfiguration
+    public let styles: ValeStyles
+    /// The folder globs are relative to (Vale's working folder).
+    public let root: String
+
+    /// Digest of the ini and every file of the styles it loads: a derivation input.
+    public var digest: String { styles.digest }
+
+    public init(configuration: ValeConfiguration, root: String) {
+        self.configuration = configuration
+        self.styles = ValeStyles.load(configuration)
+        self.root = root
+    }
+
+    /// One line each for stderr (or `status`): configuration problems and rules skipped.
+    public var problems: [String] {
+        configuration.problems + styles.problems
+            + (styles.skipped.isEmpty ? [] : ["\(configuration.path): Vale rules skipped (\(styles.skipped.count)): "
+                + styles.skipped.map { String($0.split(separator: ":").first ?? "") }.joined(separator: ", ")])
+    }
+
+    /// The engine for the configuration Vale would find from `folder` (nil when there is none).
+    /// Cached per (ini path, digest of ini and rules) for the life of the process.
+    public static func discover(from folder: String) -> ValeEngine? {
+        guard let path = ValeConfiguration.find(from: folder) else { return nil }
+        return cached(path: path, root: folder)
+    }
+
+    private static let cache = Mutex<[String: (stamp: String, engine: ValeEngine)]>([:])
+
+    /// The engine for the ini at `path`, reloaded when the ini or a rule file changes.
+    public static func cached(path: String, root: String) -> ValeEngine? {
+        let key = path + "\u{0}" + root
+        let stamp = Self.stamp(path)
+        if let hit = cache.withLock({ $0[key] }), hit.stamp == stamp { return hit.engine }
+        guard let cfg = try? ValeConfiguration.load(path: path) else { return nil }
+        let engine = ValeEngine(configuration: cfg, root: root)
+        cache.withLock { $0[key] = (Self.stamp(path), engine) }
+        return engine
+    }
+
+    /// Modification times of the ini and of the style folders' files (cheap change detection).
+    static func stamp(_ path: String) -> String {
+        var parts: [String] = []
+        func mtime(_ p: String) -> String {
+            var st = stat()
+            guard stat(p, &st) == 0 else { return "-" }
+            return "\(st.st_mtim.tv_sec).\(st.st_mtim.tv_nsec).\(st.st_size)"
+        }
+        parts.append(mtime(path))
+        if let cfg = try? ValeConfiguration.load(path: path), let sp = cfg.stylesPath {
+            for style in cfg.styles + cfg.vocab.map({ "config/vocabularies/\($0)" }) {
+                let dir = (sp as NSString).appendingPathComponent(style)
+                parts.append(mtime(dir))
+                for n in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() {
+                    parts.append(n + mtime((dir as NSString).appendingPathComponent(n)))
+                }
+            }
+        }
+        return parts.joined(separator: "|")
+    }
+
+    /// The path Vale's section globs see for `absolutePath`: relative to `root` when inside it.
+    public func relativePath(for absolutePath: String) -> String {
+        let r = root.hasSuffix("/") ? root : root + "/"
+        return absolutePath.hasPrefix(r) ? String(absolutePath.dropFirst(r.count)) : absolutePath
+    }
+
+    /// Vale's alerts for a Markdown document.
+    public func alerts(bytes: [UInt8], relativePath: String) -> [ValeAlert] {
+        let ext = "." + ((relativePath as NSString).pathExtension.isEmpty ? "md" : (relativePath as NSString).pathExtension)
+        let linter = ValeFileLinter(styles: styles, cfg: configuration, relativePath: relativePath, ext: ext)
+        guard linter.hasWork else { return [] }
+        return linter.lint(bytes: bytes)
+    }
+
+    /// The alerts as tk-agent findings (category `vale`, rule `Style.Rule`, byte offsets into `bytes`).
+    public func findings(bytes: [UInt8], relativePath: String) -> [Finding] {
+        let alerts = alerts(bytes: bytes, relativePath: relativePath)
+        if alerts.isEmpty { return [] }
+        // Line starts in the original bytes (\n, \r\n and lone \r end lines, as Vale reads them).
+        var starts = [0]
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 10 { starts.append(i + 1) }
+            else if bytes[i] == 13 {
+                if i + 1 < bytes.count, bytes[i + 1] == 10 { i += 1 }
+                starts.append(i + 1)
+            }
+            i += 1
+        }
+        func lineEnd(_ l: Int) -> Int {
+            var e = l + 1 < starts.count ? starts[l + 1] : bytes.count
+            while e > starts[l], bytes[e - 1] == 10 || bytes[e - 1] == 13 { e -= 1 }
+            return e
+        }
+        func offset(line: Int, column: Int) -> Int {
+            let l = max(0, min(line - 1, starts.count - 1))
+            var p = starts[l]
+            let end = lineEnd(l)
+            var n = 1
+            while p < end, n < column {
+                p += 1
+                while p < end, bytes[p] & 0xC0 == 0x80 { p += 1 }
+                n += 1
+            }
+            return p
+        }
+        return alerts.map { a in
+            let start = offset(line: a.line, column: a.span.0)
+            var end = offset(line: a.line, column: a.span.1 + 1)
+            if end < start { end = start }
+            let text = String(decoding: bytes[start..<end], as: UTF8.self)
+            let sev: Severity = a.severity == "error" ? .error : a.severity == "suggestion" ? .suggestion : .warning
+            let id = "v-" + String(SHA256Digest.hex(Array("\(a.check)\u{0}\(start)\u{0}\(text)".utf8)).prefix(12))
+            return Finding(id: id, rule: a.check, category: .vale, severity: sev, message: a.message, text: text,
+                           start: start, end: end, line: a.line, column: a.span.0, replacements: a.replacements)
+        }
+    }
+}

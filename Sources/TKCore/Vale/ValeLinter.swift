@@ -1,0 +1,734 @@
+import CMark
+import Foundation
+
+/// One alert as Vale reports it.
+public struct ValeAlert: Sendable, Equatable {
+    public var check: String
+    public var severity: String
+    public var line: Int
+    /// 1-based columns in Unicode scalars, inclusive.
+    public var span: (Int, Int)
+    public var match: String
+    public var message: String
+    public var link: String
+    public var replacements: [String]
+    public static func == (a: ValeAlert, b: ValeAlert) -> Bool {
+        a.check == b.check && a.line == b.line && a.span == b.span && a.message == b.message
+    }
+}
+
+/// A block of text Vale lints, with the context it is located in.
+struct ValeBlock {
+    var context: [UInt8]
+    var text: String
+    var scope: [String]
+    var line: Int
+}
+
+/// Lints one Markdown document with a loaded configuration, the way Vale does.
+final class ValeFileLinter {
+    let styles: ValeStyles
+    let cfg: ValeConfiguration
+    let baseStyles: [String]
+    let checks: [String: Bool]
+    let ext: String
+
+    var lines: [[UInt8]] = []
+    var content: [UInt8] = []
+    var comments: [String: Bool] = [:]
+    var alerts: [ValeAlert] = []
+    var history = Set<String>()
+    var limits: [String: Int] = [:]
+    var sequences: [String] = []
+    var metrics: [String: Int] = [:]
+    var summary = ""
+    var chkToCtx: [String: [UInt8]] = [:]
+    var needsSentences = false
+    var needsParagraphs = false
+
+    init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String) {
+        self.styles = styles
+        self.cfg = cfg
+        (baseStyles, checks) = cfg.settings(for: relativePath)
+        self.ext = ext
+        for name in styles.order {
+            guard let r = styles.rules[name] else { continue }
+            let b = r.scope.bases
+            if b.contains("sentence") { needsSentences = true }
+            if b.contains("paragraph") { needsParagraphs = true }
+        }
+    }
+
+    /// Whether any rule can run on this file at all.
+    var hasWork: Bool {
+        styles.order.contains { ruleEnabled($0) }
+    }
+
+    func ruleEnabled(_ name: String) -> Bool {
+        if let v = checks[name] { return v }
+        if let v = cfg.globalChecks[name] { return v }
+        let style = name.split(separator: ".").first.map(String.init) ?? ""
+        return baseStyles.contains(style)
+    }
+
+    // MARK: - Document
+
+    static let frontMatterRe = try? ValeRegex("^(?s)(?:---|\\+\\+\\+)\\n(.+?)\\n(?:---|\\+\\+\\+)")
+    static let exInfoRe = try? ValeRegex("`{3,}.+")
+    static let linkRefRe = try? ValeRegex("\\]\\[(?:[^\\]\\n]+)\\]")
+    static let linkDefRe = try? ValeRegex("\\[(?:[^\\]\\n]+)\\]:")
+    static let numListRe = try? ValeRegex("(?m)^\\d+\\.")
+
+    func lint(bytes: [UInt8]) -> [ValeAlert] {
+        var text = String(decoding: bytes, as: UTF8.self)
+        text = text.replacingOccurrences(of: "&rsquo;", with: "'")
+        text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        let sanitized = Array(text.utf8)
+        lines = VB.splitAfterNewline(sanitized).map(Array.init)
+
+        // Transform: front matter and BlockIgnores become code blocks, TokenIgnores code spans.
+        var transformed = text
+        if let fm = Self.frontMatterRe { transformed = fm.replace(transformed, template: "\n```\n$1\n```\n") }
+        for (label, pats) in cfg.blockIgnores where ValeGlob(label).matches(".md") || ValeGlob(label).matches(ext) {
+            for p in pats { if let re = try? ValeRegex(Self.grouped(p)) { transformed = re.replace(transformed, template: "\n```\n$1\n```\n") } }
+        }
+        for (label, pats) in cfg.tokenIgnores where ValeGlob(label).matches(".md") || ValeGlob(label).matches(ext) {
+            for p in pats { if let re = try? ValeRegex(Self.grouped(p)) { transformed = re.replace(transformed, template: "`$1`") } }
+        }
+        let html = Self.render(Array(transformed.utf8))
+
+        // The context the walker searches: info strings, link references and list numbers masked.
+        var body = text
+        body = mask(body, Self.exInfoRe) { m in
+            let parts = m.split(separator: "`", omittingEmptySubsequences: false)
+            return String(repeating: "`", count: parts.count - 1) + String(repeating: "*", count: parts.last.map { $0.unicodeScalars.count } ?? 0)
+        }
+        body = mask(body, Self.linkRefRe) { m in "][" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]" }
+        body = mask(body, Self.linkDefRe) { m in "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:" }
+        body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }
+        content = Array(body.utf8)
+
+        walk(ValeHTML.tokenize(html))
+
+        // Sized scopes: summary, then raw.
+        for (k, v) in comments where k != "off" && v { comments[k] = false }
+        let summaryBlock = ValeBlock(context: content, text: summary, scope: ["summary"] + extParts, line: 0)
+        lintBlock(summaryBlock, lookup: true)
+        let raw = sanitized
+        lintBlock(ValeBlock(context: raw, text: VB.str(raw), scope: ["raw"] + extParts, line: -1), lookup: true)
+        return alerts.sorted { $0.line != $1.line ? $0.line < $1.line : $0.span.0 < $1.span.0 }
+    }
+
+    var extParts: [String] { ext.split(separator: ".").map(String.init) }
+
+    static func grouped(_ p: String) -> String {
+        (try? ValeRegex(p))?.groupNames() ?? 0 > 0 ? p : "(" + p + ")"
+    }
+
+    func mask(_ s: String, _ re: ValeRegex?, _ f: (String) -> String) -> String {
+        guard let re else { return s }
+        let t = ValeText(s)
+        let ms = re.matches(in: t)
+        if ms.isEmpty { return s }
+        var out = String.UnicodeScalarView()
+        var last = 0
+        for m in ms {
+            out.append(contentsOf: t.scalars[last..<m.range.lowerBound])
+            out.append(contentsOf: f(t.slice(m.range)).unicodeScalars)
+            last = m.range.upperBound
+        }
+        out.append(contentsOf: t.scalars[last...])
+        return String(out)
+    }
+
+    static func render(_ md: [UInt8]) -> String {
+        CMarkSerial.run {
+            _ = coreExtensionsRegistered
+            guard let parser = cmark_parser_new(CMARK_OPT_UNSAFE | CMARK_OPT_FOOTNOTES) else { return "" }
+            defer { cmark_parser_free(parser) }
+            for name in ["table", "strikethrough", "autolink", "tasklist"] {
+                if let e = cmark_find_syntax_extension(name) { cmark_parser_attach_syntax_extension(parser, e) }
+            }
+            md.withUnsafeBufferPointer { p in
+                p.withMemoryRebound(to: CChar.self) { c in if let b = c.baseAddress { cmark_parser_feed(parser, b, c.count) } }
+            }
+            guard let root = cmark_parser_finish(parser) else { return "" }
+            defer { cmark_node_free(root) }
+            guard let c = cmark_render_html(root, CMARK_OPT_UNSAFE, cmark_parser_get_syntax_extensions(parser)) else { return "" }
+            defer { free(c) }
+            return String(cString: c)
+        }
+    }
+
+    // MARK: - Walker (Vale's lint/ast.go and walk.go)
+
+    var idx = 0
+    var queue: [String] = []
+    var tagHistory: [String] = []
+    var activeTag = ""
+    var activeCls = ""
+    var clsBegin = 0, clsEnd = 0
+
+    static let inlineTags: Set<String> = ["b", "big", "i", "small", "abbr", "acronym", "cite", "dfn", "em", "kbd",
+                                          "strong", "a", "br", "img", "span", "sub", "sup", "code", "tt", "del"]
+    static let tagToScope: [String: String] = ["th": "text.table.header", "td": "text.table.cell", "caption": "text.table.caption",
+                                               "li": "text.list", "blockquote": "text.blockquote", "figcaption": "text.figure.caption"]
+
+    func update(_ txt: String) {
+        guard !txt.isEmpty else { return }
+        for s in VB.split(txt, "\n") {
+            let sb = VB.bytes(s)
+            if !VB.subInplace(&content, sb, 64) {
+                for f in VB.fields(sb) { VB.subInplace(&content, f, 64) }
+            }
+        }
+    }
+
+    func advance(_ text: String) -> Int {
+        var pos: Int? = 0
+        for s in VB.split(text, "\n") {
+            pos = VB.index(content, VB.bytes(s))
+            if pos == nil { for ss in VB.fields(VB.bytes(s)) { pos = VB.index(content, ss) } }
+        }
+        if let p = pos {
+            var l = 0
+            for b in content[..<p] where b == 10 { l += 1 }
+            if l > idx { return l }
+        }
+        return -1
+    }
+
+    func append(_ text: String) {
+        guard !text.isEmpty else { return }
+        let p = advance(text)
+        if p > -1 { idx = p }
+        queue.append(text)
+    }
+
+    func reset() {
+        for s in queue { update(s) }
+        queue = []
+        tagHistory = []
+    }
+
+    func lastTag() -> String { tagHistory.last ?? activeTag }
+
+    func isNestedList() -> Bool {
+        if lastTag() == "li" && tagHistory.count > 3 {
+            let up1 = tagHistory[tagHistory.count - 2], up2 = tagHistory[tagHistory.count - 3]
+            if up1 == "ol" || up1 == "ul" { return up2 == "li" }
+        }
+        return false
+    }
+
+    func block(_ text: String, _ scope: String) -> ValeBlock {
+        var line = idx
+        let p = advance(text)
+        if p != line && p > -1 { line = p }
+        return ValeBlock(context: content, text: text, scope: scope.split(separator: ".").map(String.init), line: line)
+    }
+
+    func walk(_ tokens: [ValeHTMLToken]) {
+        let skipTags: Set<String> = cfg.skippedScopes.isEmpty ? ["script", "style", "pre", "figure", "noscript", "iframe"] : Set(cfg.skippedScopes)
+        let skipClasses = Set(["problematic", "pre", "code"] + cfg.ignoredClasses)
+        let skipped: Set<String> = cfg.ignoredScopes.isEmpty ? ["tt", "code", "kbd"] : Set(cfg.ignoredScopes)
+        var inBlock = false, inline = false, skip = false
+        var attr = "", parentClass = ""
+        var buf = ""
+        let altSkipped = cfg.skippedScopes.contains("alt")
+
+        for tok in tokens {
+            var txt = tok.kind == .text ? ValeHTML.unescape(tok.data.trimmingCharacters(in: .whitespacesAndNewlines))
+                : tok.kind == .comment ? tok.data.trimmingCharacters(in: .whitespacesAndNewlines) : tok.data
+            // addCls
+            if txt == activeCls, tok.kind != .text, tok.kind != .comment {
+                if tok.kind == .start { clsBegin += 1 } else { clsEnd += 1 }
+            }
+            let closed = !activeCls.isEmpty && clsBegin == clsEnd && clsBegin > 0
+            let cls = tok.attr("class")
+            let skipClass = cls.split(separator: " ").contains { skipClasses.contains(String($0)) }
+            let blockSkip = skipClass && !Self.inlineTags.contains(txt)
+            if tok.kind == .start && (skipTags.contains(txt) || blockSkip) {
+                if blockSkip { activeCls = txt; clsBegin = 1; clsEnd = 0 }
+                inBlock = true
+                metrics[txt, default: 0] += 1
+            } else if inBlock && ((tok.kind != .text && tok.kind != .comment && skipTags.contains(txt)) || closed) {
+                inBlock = false
+                if closed { activeCls = ""; clsBegin = 0; clsEnd = 0 }
+            } else if tok.kind == .start {
+                if (txt == "em" || txt == "b") && lastTag() == "code" { txt = "code" }
+                inline = Self.inlineTags.contains(txt)
+                skip = skipped.contains(txt)
+                tagHistory.append(txt); activeTag = txt
+            } else if tok.kind == .end && Self.inlineTags.contains(txt) {
+                activeTag = ""
+            } else if tok.kind == .comment {
+                updateComments(txt)
+                update(txt)
+            } else if tok.kind == .text {
+                append(txt)
+                if !inBlock && !txt.isEmpty {
+                    let sc = parentClass.split(separator: " ").contains { skipClasses.contains(String($0)) }
+                    if isNestedList() && !inline { txt = " " + txt }
+                    (txt, skip) = clean(txt, attr: attr, skip: skip || sc, inline: inline)
+                    buf += txt
+                }
+            }
+            if tok.kind == .end && !Self.inlineTags.contains(txt) {
+                if !buf.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { lintScope(buf) }
+                reset()
+                buf = ""
+            }
+            attr = tok.attr("href")
+            parentClass = tok.attr("class")
+            if tok.data == "img" && tok.kind != .text && tok.kind != .comment && !altSkipped {
+                for (k, v) in tok.attrs where k == "alt" {
+                    lintBlock(block(v, "text.attr.alt" + ext), lookup: false)
+                }
+            }
+            if tok.kind == .start, ["img", "a", "p", "script", "h1", "h2", "h3", "h4", "h5", "h6"].contains(tok.data) {
+                for (k, v) in tok.attrs where ["href", "id", "src", "alt"].contains(k) {
+                    update(k == "href" ? (v.removingPercentEncoding ?? v) : v)
+                }
+            }
+        }
+    }
+
+    func clean(_ t: String, attr: String, skip: Bool, inline: Bool) -> (String, Bool) {
+        var txt = t
+        var skip = skip
+        let first = txt.unicodeScalars.first.map { String($0) } ?? ""
+        let starter = [".", "?", "!", ",", ":", ";"].contains(first) && !skip
+        if skip || attr == txt {
+            txt = String(txt.unicodeScalars.map { $0 == "\n" ? "\n" : "*" })
+            skip = false
+        }
+        if inline && !starter { txt = " " + txt }
+        return (txt, skip)
+    }
+
+    func lintScope(_ text: String) {
+        var txt = text
+        for tag in tagHistory {
+            let mapped = Self.tagToScope[tag]
+            let isHeading = tag.count == 2 && tag.first == "h" && tag.last!.isNumber
+            if (mapped != nil && !Self.inlineTags.contains(tag)) || isHeading {
+                var scope = mapped ?? ""
+                if scope == "text.blockquote" || scope == "text.list" { summary += txt + "\n\n" }
+                if mapped == nil { scope = "text.heading." + tag }
+                metrics[String(scope.dropFirst(5)), default: 0] += 1
+                while txt.hasPrefix(" ") { txt.removeFirst() }
+                lintBlock(block(txt, scope + ext), lookup: false)
+                return
+            }
+        }
+        summary += txt + "\n\n"
+        let b = block(txt, "txt")
+        let lookup = txt.contains("\n")
+        if needsParagraphs {
+            var rest = Substring(txt)
+            while !rest.isEmpty {
+                if let r = rest.range(of: "\n\n") {
+                    lintBlock(ValeBlock(context: b.context, text: String(rest[..<r.upperBound]), scope: ["paragraph"] + extParts, line: b.line), lookup: lookup)
+                    rest = rest[r.upperBound...]
+                } else {
+                    lintBlock(ValeBlock(context: b.context, text: String(rest), scope: ["paragraph"] + extParts, line: b.line), lookup: lookup)
+                    break
+                }
+            }
+        }
+        if needsSentences {
+            for s in ValeSentences.split(txt) {
+                let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !t.isEmpty { lintBlock(ValeBlock(context: b.context, text: t, scope: ["sentence"] + extParts, line: b.line), lookup: lookup) }
+            }
+        }
+        lintBlock(ValeBlock(context: b.context, text: txt, scope: ["text"] + extParts, line: b.line), lookup: lookup)
+    }
+
+    // MARK: - Comments
+
+    func updateComments(_ c: String) {
+        if c == "vale off" { comments["off"] = true }
+        else if c == "vale on" { comments["off"] = false }
+        else if c.hasPrefix("vale ") {
+            let rest = c.dropFirst(5)
+            if let eq = rest.range(of: " = ") {
+                let name = String(rest[..<eq.lowerBound]), v = String(rest[eq.upperBound...])
+                if name.contains("."), v == "YES" || v == "NO", !name.isEmpty { comments[name] = v == "NO" }
+            }
+        }
+    }
+
+    func queryComments(_ check: String) -> Bool {
+        let off = comments["off"] ?? false
+        if !off, let s = comments[check] { return s }
+        return off
+    }
+
+    // MARK: - Running rules
+
+    func lintBlock(_ blk: ValeBlock, lookup: Bool) {
+        chkToCtx = [:]
+        var text: ValeText?
+        for name in styles.order {
+            guard let rule = styles.rules[name] else { continue }
+            if queryComments(name) { continue }
+            if (["suggestion": 0, "warning": 1, "error": 2][rule.level] ?? 1) < cfg.minAlertLevel { continue }
+            if !rule.scope.matches(blk.scope) { continue }
+            if !ruleEnabled(name) { continue }
+            if text == nil { text = ValeText(blk.text) }
+            for var a in run(rule, text!, blk) {
+                a.message = Self.whitespaceToSpace(a.message)
+                addAlert(a, blk: blk, lookup: lookup, limit: rule.limit)
+            }
+        }
+    }
+
+    static func whitespaceToSpace(_ s: String) -> String {
+        var out = ""
+        var lastSpace = false
+        for c in s.unicodeScalars {
+            if c == " " || c == "\n" || c == "\t" || c == "\r" || c == "\u{0B}" || c == "\u{0C}" {
+                if !lastSpace { out.unicodeScalars.append(" ") }
+                lastSpace = true
+            } else { out.unicodeScalars.append(c); lastSpace = false }
+        }
+        return out
+    }
+
+    /// Raw alert from a rule: `span` in scalars of the block text.
+    struct RawAlert {
+        var check: String
+        var severity: String
+        var span: (Int, Int)
+        var match: String
+        var message: String
+        var link: String
+        var replacements: [String] = []
+        var offset: [[UInt8]] = []
+    }
+
+    static func format(_ msg: String, _ subs: [String]) -> String {
+        var out = ""
+        var i = 0
+        var it = msg.makeIterator()
+        while let c = it.next() {
+            if c == "%" {
+                guard let n = it.next() else { out.append("%"); break }
+                if n == "s" { out += i < subs.count ? subs[i] : "%!s(MISSING)"; i += 1 }
+                else if n == "%" { out.append("%") }
+                else { out.append(c); out.append(n) }
+            } else { out.append(c) }
+        }
+        return out
+    }
+
+    static func toSentence(_ words: [String], _ andOr: String) -> String {
+        if words.count == 1 { return "'\(words[0])'" }
+        if words.count == 2 { return "'\(words[0])' or '\(words[1])'" }
+        var w = words.map { "'\($0)'" }
+        w[w.count - 1] = andOr + " " + w[w.count - 1]
+        return w.joined(separator: ", ")
+    }
+
+    func fix(_ rule: ValeRule, _ match: String) -> [String] {
+        switch rule.action {
+        case "replace": return rule.actionParams
+        case "remove": return [""]
+        case "edit":
+            guard let op = rule.actionParams.first else { return [match] }
+            let p = Array(rule.actionParams.dropFirst())
+            switch op {
+            case "truncate": return [p.first.flatMap { match.components(separatedBy: $0).first } ?? match]
+            case "trim_right": return [String(match.reversed().drop(while: { p.first?.contains($0) ?? false }).reversed())]
+            case "trim_left": return [String(match.drop(while: { p.first?.contains($0) ?? false }))]
+            case "trim": return [match.trimmingCharacters(in: CharacterSet(charactersIn: p.first ?? " "))]
+            case "split":
+                if p.count >= 2, let i = Int(p[1]) { let parts = match.components(separatedBy: p[0]); if i < parts.count { return [parts[i]] } }
+                return [match]
+            case "regex":
+                if p.count >= 2, let re = try? ValeRegex(p[0]) { return [re.replace(match, template: p[1])] }
+                return [match]
+            default: return [match]
+            }
+        case "convert":
+            if rule.actionParams.first == "lower" { return [match.lowercased()] }
+            if rule.actionParams.first == "upper" { return [match.uppercased()] }
+            return [match]
+        default: return []
+        }
+    }
+
+    func makeAlert(_ rule: ValeRule, _ span: Range<Int>, _ t: ValeText) -> RawAlert {
+        let match = t.slice(span)
+        var a = RawAlert(check: rule.name, severity: rule.level, span: (span.lowerBound, span.upperBound), match: match, message: "", link: rule.link)
+        if !rule.action.isEmpty {
+            let fixed = fix(rule, match)
+            let repl = fixed.count == 1 ? fixed[0] : fixed.count > 1 ? Self.toSentence(fixed, "or") : match
+            a.message = Self.format(rule.message, [match, repl])
+            if rule.action == "replace" || rule.action == "remove" { a.replacements = fixed }
+        } else {
+            a.message = Self.format(rule.message, [match])
+        }
+        return a
+    }
+
+    func excepted(_ rule: ValeRule, _ s: String) -> Bool { rule.exceptRe?.isMatch(s) ?? false }
+
+    func run(_ rule: ValeRule, _ t: ValeText, _ blk: ValeBlock) -> [RawAlert] {
+        var out: [RawAlert] = []
+        switch rule.kind {
+        case .existence(let re):
+            for m in re.matches(in: t) {
+                let observed = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
+                if !excepted(rule, observed) { out.append(makeAlert(rule, m.range, t)) }
+            }
+        case .substitution(let re, let terms, let repls, let capitalize):
+            for m in re.matches(in: t) {
+                for gi in 1..<m.groups.count {
+                    guard let g = m.groups[gi], gi - 1 < repls.count else { continue }
+                    let observed = t.slice(g).trimmingCharacters(in: .whitespacesAndNewlines)
+                    var expected = repls[gi - 1]
+                    if capitalize && observed == Self.capFirst(observed) { expected = Self.capFirst(expected) }
+                    if expected.range(of: "\\$\\d", options: .regularExpression) != nil,
+                       let tr = try? ValeRegex((rule.ignorecase ? "(?i)" : "") + terms[gi - 1]) {
+                        expected = tr.replace(observed, template: expected)
+                    }
+                    if Self.matchToken(expected, observed) || excepted(rule, observed) { continue }
+                    var message = rule.message
+                    var replacements = expected.components(separatedBy: "|")
+                    if rule.action == "replace" && rule.actionParams.isEmpty {
+                        if (capitalize || rule.ignorecase) && observed == Self.capFirst(observed) { replacements = replacements.map(Self.capFirst) }
+                        expected = Self.toSentence(replacements, "or")
+                        for spec in ["'%s'", "\"%s\""] where message.components(separatedBy: spec).count - 1 == 2 {
+                            if let r = message.range(of: spec) { message.replaceSubrange(r, with: "%s") }
+                        }
+                    } else if rule.action == "replace" {
+                        replacements = rule.actionParams
+                    }
+                    var a = makeAlert(rule, g, t)
+                    a.message = Self.format(message, [expected, observed])
+                    a.replacements = replacements
+                    out.append(a)
+                }
+            }
+        case .occurrence(let re, let mn, let mx):
+            let ms = re.matches(in: t)
+            let n = ms.count
+            if (mx > 0 && n > mx) || (mn > 0 && n < mn) {
+                var a: RawAlert
+                if n == 0 {
+                    a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)
+                } else {
+                    guard let first = ms.first(where: { m in
+                        let s = t.slice(m.range)
+                        return !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && !s.unicodeScalars.allSatisfy { $0 == "*" || $0 == "@" }
+                    }) else { return [] }
+                    a = makeAlert(rule, first.range, t)
+                }
+                a.message = Self.format(rule.message, [String(n)])
+                out.append(a)
+            }
+        case .repetition(let re, let mx, let alpha, let ic):
+            var prev = "", ploc: Range<Int> = 0..<0, count = 0
+            for m in re.matches(in: t) {
+                let curr = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
+                var hit = ic ? (curr.lowercased() == prev.lowercased() && !curr.isEmpty) : (curr == prev && !curr.isEmpty)
+                hit = hit && (!alpha || curr.unicodeScalars.allSatisfy { $0.properties.isAlphabetic })
+                if hit { count += 1 }
+                if hit && count > mx {
+                    let span = ploc.lowerBound..<m.range.upperBound
+                    let conv = t.slice(span)
+                    if !conv.contains("\n") && !excepted(rule, conv) {
+                        var a = makeAlert(rule, span, t)
+                        a.message = Self.format(rule.message, [curr])
+                        out.append(a)
+                        count = 0
+                    }
+                }
+                ploc = m.range
+                prev = curr
+            }
+        case .consistency(let steps):
+            for step in steps {
+                let ms = step.pattern.matches(in: t)
+                var loc: Range<Int>? = nil
+                for m in ms {
+                    for (gi, g) in m.groups.enumerated() where gi > 0 {
+                        guard let g else { continue }
+                        loc = g
+                        if let name = step.groups[gi] { sequences.append(name) }
+                    }
+                }
+                if !ms.isEmpty, let loc, step.subs.allSatisfy({ sequences.contains($0) }) {
+                    out.append(makeAlert(rule, loc, t))
+                }
+            }
+        case .capitalization(let match, let re, let exceptions, let threshold, let style, let indicators):
+            let s = blk.text
+            var expected = ""
+            var ok = true
+            switch match {
+            case "$title": (expected, ok) = ValeCase.title(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, chicago: style == "Chicago")
+            case "$sentence": (expected, ok) = ValeCase.sentence(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, indicators: indicators)
+            case "$lower": expected = s.lowercased(); ok = s == expected || excepted(rule, s)
+            case "$upper": expected = s.uppercased(); ok = s == expected || excepted(rule, s)
+            default: expected = re?.pattern ?? ""; ok = (re?.isMatch(s) ?? true) || excepted(rule, s)
+            }
+            if !ok {
+                var a = makeAlert(rule, 0..<t.scalars.count, t)
+                a.message = Self.format(rule.message, [s, expected])
+                if rule.action == "replace" && rule.actionParams.isEmpty && (match == "$title" || match == "$sentence") { a.replacements = [expected] }
+                out.append(a)
+            }
+        case .conditional(let first, let second):
+            for m in second.matches(in: t) {
+                for g in m.groups.dropFirst() { if let g, !g.isEmpty { sequences.append(t.slice(g)) } }
+            }
+            for m in first.matches(in: t) {
+                let s = t.slice(m.range)
+                if !sequences.contains(s) && !excepted(rule, s) { out.append(makeAlert(rule, m.range, t)) }
+            }
+        case .metric(let formula, let condition):
+            guard let (res, fire) = ValeMetric.evaluate(formula: formula, condition: condition, summary: summary, metrics: metrics), fire else { break }
+            var a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)
+            a.message = Self.format(rule.message, [String(format: "%.2f", res)])
+            out.append(a)
+        }
+        return out
+    }
+
+    static func capFirst(_ s: String) -> String {
+        guard let f = s.first else { return s }
+        return f.uppercased() + s.dropFirst()
+    }
+
+    static func matchToken(_ expected: String, _ observed: String) -> Bool {
+        if ValeStyles.isPhrase(expected) { return expected == observed }
+        guard let re = try? ValeRegex("^(?:" + expected + ")$") else { return expected == observed }
+        return re.isMatch(observed)
+    }
+
+    // MARK: - Location (Vale's core/file.go and location.go)
+
+    func addAlert(_ raw: RawAlert, blk: ValeBlock, lookup: Bool, limit: Int) {
+        var a = raw
+        let ctx = chkToCtx[a.check] ?? blk.context
+        let matchB = VB.bytes(a.match)
+        if a.offset.isEmpty && ctx.count < 1000 && VB.count(ctx, matchB) > 1 {
+            a.offset = VB.fields(Array(ctx[0..<max(0, min(a.span.0, ctx.count))]))
+        }
+        var line = 0
+        var span = a.span
+        if !lookup { (line, span) = assignLoc(ctx, blk, a) }
+        if (!lookup && span.0 < 0) || lookup {
+            a.span = span
+            (line, span) = findLoc(ctx, blk.text, a)
+        }
+        guard span.0 > 0 else { return }
+        chkToCtx[a.check] = VB.substitute(ctx, matchB, 35)
+        let key = "\(line)-\(span.0)-\(a.check)"
+        guard !history.contains(key) else { return }
+        let used = limits[a.check] ?? 0
+        if limit == 0 || used < limit {
+            alerts.append(ValeAlert(check: a.check, severity: a.severity, line: line, span: span, match: a.match,
+                                    message: a.message, link: a.link, replacements: a.replacements))
+            history.insert(key)
+            if limit > 0 { limits[a.check] = used + 1 }
+        }
+    }
+
+    func initialPosition(_ ctxIn: [UInt8], _ txt: [UInt8], _ a: RawAlert) -> (Int, [UInt8]) {
+        if a.match.isEmpty { return (1, []) }
+        var ctx = ctxIn
+        if let off = VB.index(ctx, txt), off > 0 { ctx = VB.substitute(ctx, Array(ctx[0..<off]), 64) }
+        let sub = VB.bytes(a.match)
+        // `(?:^|\b|_)` + QuoteMeta(sub) + `(?:_|\b|$)` with Go's ASCII \b.
+        var found: [(Int, Int)] = []
+        let n = ctx.count
+        func boundary(_ i: Int) -> Bool {
+            let l = i > 0 ? VB.isWord(ctx[i - 1]) : false
+            let r = i < n ? VB.isWord(ctx[i]) : false
+            return l != r
+        }
+        func rightEnd(_ e: Int) -> Int? {
+            if e < n && ctx[e] == 95 { return e + 1 }
+            if boundary(e) || e == n { return e }
+            return nil
+        }
+        func at(_ i: Int) -> Bool {
+            guard i + sub.count <= n else { return false }
+            var k = 0
+            while k < sub.count { if ctx[i + k] != sub[k] { return false }; k += 1 }
+            return true
+        }
+        var i = 0
+        while i < n {
+            if (i == 0 || boundary(i)) && at(i), let e = rightEnd(i + sub.count) {
+                found.append((i, e)); i = max(e, i + 1); continue
+            }
+            if ctx[i] == 95 && at(i + 1), let e = rightEnd(i + 1 + sub.count) {
+                found.append((i, e)); i = max(e, i + 1); continue
+            }
+            i += 1
+        }
+        var idx: Int
+        if found.isEmpty {
+            guard let k = VB.index(ctx, sub) else { return (-1, sub) }
+            idx = k
+        } else {
+            idx = found[0].0
+            for fs in found {
+                let s = fs.0 - 1, e = fs.1 + 1
+                if s > 0 && (ctx[s] == 96 || ctx[s] == 45) { continue }
+                if e < n && (ctx[e] == 96 || ctx[e] == 45) { continue }
+                idx = fs.0
+                break
+            }
+        }
+        if idx < n && ctx[idx] == 95 { idx += 1 }
+        return (VB.runes(ctx[..<idx]) + 1, sub)
+    }
+
+    func assignLoc(_ ctx: [UInt8], _ blk: ValeBlock, _ a: RawAlert) -> (Int, (Int, Int)) {
+        var loc = a.span
+        let txt = VB.bytes(blk.text)
+        let m = VB.bytes(a.match)
+        for (i, l) in VB.splitAfterNewline(ctx).enumerated() {
+            if loc.0 < 0 || loc.1 < 0 { continue }
+            let lb = l.startIndex
+            let exact = l.count > loc.1 && loc.0 <= loc.1 && Array(l[(lb + loc.0)..<(lb + loc.1)]) == m
+            if exact || i == blk.line {
+                let la = Array(l)
+                let length = VB.runes(la)
+                let (pos, substring) = initialPosition(la, txt, a)
+                loc.0 = pos
+                loc.1 = pos + VB.runes(substring) - 1
+                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
+                return (i + 1, loc)
+            }
+        }
+        return (blk.line + 1, a.span)
+    }
+
+    func findLoc(_ ctxIn: [UInt8], _ s: String, _ a: RawAlert) -> (Int, (Int, Int)) {
+        var ctx = ctxIn
+        for o in a.offset { ctx = VB.substitute(ctx, o, 64) }
+        let (pos, substring) = initialPosition(ctx, VB.bytes(s), a)
+        if pos < 0 { return (pos, (0, 0)) }
+        var loc = a.span
+        var counter = 0
+        for (i, l) in lines.enumerated() {
+            let length = VB.runes(l)
+            if counter + length >= pos {
+                loc.0 = pos - counter
+                loc.1 = loc.0 + VB.runes(substring) - 1
+                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
+                return (i + 1, loc)
+            }
+            counter += length
+        }
+        return (lines.count, loc)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// A compiled Vale pattern: Vale's regexp2 (.NET flavour, lookarounds allowed) run on ICU through
+/// `NSRegularExpression`. Offsets come back in Unicode scalars (Go runes), as Vale counts them.
+///
+/// `NSRegularExpression` is immutable and documented as thread-safe, so sharing one across tasks
+/// is safe; Foundation on Linux does not mark it `Sendable`, hence the unchecked conformance.
+public final class ValeRegex: @unchecked Sendable {
+    public let pattern: String
+    let re: NSRegularExpression
+
+    /// Compiles `pattern`, translating the Go/.NET spellings ICU does not know.
+    public init(_ pattern: String) throws {
+        self.pattern = pattern
+        re = try NSRegularExpression(pattern: Self.translate(pattern), options: [])
+    }
+
+    /// `(?P<name>` → `(?<name>`; POSIX classes outside brackets stay as they are.
+    static func translate(_ p: String) -> String {
+        var s = p.replacingOccurrences(of: "(?P<", with: "(?<")
+        // A literal `[` inside a character class is a nested set in ICU; Go takes it literally.
+        if s.contains("[") { s = escapeNestedBrackets(s) }
+        return s
+    }
+
+    private static func escapeNestedBrackets(_ s: String) -> String {
+        var out = ""
+        var inClass = false
+        var chars = Array(s)
+        var i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if c == "\\" && i + 1 < chars.count {
+                out.append(c); out.append(chars[i + 1]); i += 2; continue
+            }
+            if inClass {
+                if c == "[" {
+                    if i + 1 < chars.count, chars[i + 1] == ":" { // [:alpha:]
+                        if let end = findPosixEnd(chars, i) {
+                            out.append(contentsOf: String(chars[i...end])); i = end + 1; continue
+                        }
+                    }
+                    out.append("\\[")
+                } else if c == "]" {
+                    inClass = false; out.append(c)
+                } else if c == "&" || c == "-" && i + 1 < chars.count && chars[i + 1] == "[" {
+                    out.append("\\"); out.append(c)
+                } else { out.append(c) }
+            } else {
+                if c == "[" {
+                    inClass = true; out.append(c)
+                    if i + 1 < chars.count, chars[i + 1] == "^" { out.append("^"); i += 1 }
+                    if i + 1 < chars.count, chars[i + 1] == "]" { out.append("\\]"); i += 1 }
+                } else { out.append(c) }
+            }
+            i += 1
+        }
+        chars = []
+        return out
+    }
+
+    private static func findPosixEnd(_ chars: [Character], _ start: Int) -> Int? {
+        var j = start + 2
+        while j + 1 < chars.count {
+            if chars[j] == ":" && chars[j + 1] == "]" { return j + 1 }
+            if !chars[j].isLetter { return nil }
+            j += 1
+        }
+        return nil
+    }
+
+    /// One match: the whole span and each group's span (nil when the group did not take part).
+    public struct Match {
+        public var range: Range<Int>          // scalars
+        public var groups: [Range<Int>?]      // index 0 = whole match
+    }
+
+    /// Every non-overlapping match in `text`.
+    public func matches(in text: ValeText) -> [Match] {
+        let results = re.matches(in: text.string, options: [], range: NSRange(location: 0, length: text.utf16Count))
+        return results.map { r in
+            var groups: [Range<Int>?] = []
+            groups.reserveCapacity(r.numberOfRanges)
+            for g in 0..<r.numberOfRanges {
+                let nr = r.range(at: g)
+                groups.append(nr.location == NSNotFound ? nil : text.scalarRange(nr))
+            }
+            return Match(range: text.scalarRange(r.range), groups: groups)
+        }
+    }
+
+    /// Whether the pattern occurs anywhere in `s`.
+    public func isMatch(_ s: String) -> Bool {
+        re.firstMatch(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length)) != nil
+    }
+
+    /// `s` with every match replaced by `template` (`$1` refers to groups).
+    public func replace(_ s: String, template: String) -> String {
+        re.stringByReplacingMatches(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length),
+                                    withTemplate: template)
+    }
+
+    /// Named-group index, or nil.
+    func groupNames() -> Int { re.numberOfCaptureGroups }
+}
+
+/// A block of text with UTF-16 ↔ scalar conversion for regex results.
+public struct ValeText {
+    public let string: String
+    public let scalars: [Unicode.Scalar]
+    let utf16Count: Int
+    /// utf16 offset → scalar index; nil when every scalar is one UTF-16 unit.
+    private let map: [Int]?
+
+    public init(_ s: String) {
+        string = s
+        scalars = Array(s.unicodeScalars)
+        var u = 0
+        var needsMap = false
+        for sc in scalars where sc.value > 0xFFFF { needsMap = true; break }
+        if needsMap {
+            var m: [Int] = []
+            m.reserveCapacity(scalars.count * 2 + 1)
+            for (i, sc) in scalars.enumerated() {
+                m.append(i)
+                if sc.value > 0xFFFF { m.append(i) }
+            }
+            m.append(scalars.count)
+            u = m.count - 1
+            map = m
+        } else {
+            u = scalars.count
+            map = nil
+        }
+        utf16Count = u
+    }
+
+    func scalarRange(_ r: NSRange) -> Range<Int> {
+        guard let map else { return r.location..<(r.location + r.length) }
+        let lo = map[min(r.location, map.count - 1)]
+        let hi = map[min(r.location + r.length, map.count - 1)]
+        return lo..<max(lo, hi)
+    }
+
+    /// The text of scalars `r` (clamped).
+    public func slice(_ r: Range<Int>) -> String {
+        let lo = max(0, min(r.lowerBound, scalars.count)), hi = max(lo, min(r.upperBound, scalars.count))
+        var s = String.UnicodeScalarView()
+        s.append(contentsOf: scalars[lo..<hi])
+        return String(s)
+    }
+}

@@ -1,0 +1,380 @@
+import Foundation
+import Yams
+
+/// One Vale rule compiled for matching.
+public struct ValeRule: Sendable {
+    public enum Kind: Sendable {
+        case existence(pattern: ValeRegex)
+        case substitution(pattern: ValeRegex, terms: [String], replacements: [String], capitalize: Bool)
+        case occurrence(pattern: ValeRegex, min: Int, max: Int)
+        case repetition(pattern: ValeRegex, max: Int, alpha: Bool, ignorecase: Bool)
+        case consistency(steps: [(pattern: ValeRegex, groups: [Int: String], subs: [String])])
+        case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String])
+        case conditional(first: ValeRegex, second: ValeRegex)
+        case metric(formula: String, condition: String)
+    }
+    public var name: String
+    public var extends: String
+    public var kind: Kind
+    public var message: String
+    public var level: String
+    public var link: String
+    public var limit: Int
+    public var scope: ValeScope
+    public var ignorecase: Bool
+    public var exceptRe: ValeRegex?
+    public var action: String
+    public var actionParams: [String]
+}
+
+/// A rule's `scope`: alternatives of `&`-joined selectors, each maybe negated with `~`.
+public struct ValeScope: Sendable {
+    struct Selector: Sendable { var parts: [String]; var negated: Bool }
+    var options: [[Selector]]
+
+    init(_ values: [String]) {
+        options = values.map { v in
+            v.split(separator: "&", omittingEmptySubsequences: false).map { part in
+                var s = part.trimmingCharacters(in: .whitespaces)
+                var neg = false
+                if s.hasPrefix("~") { s.removeFirst(); neg = true }
+                return Selector(parts: s.split(separator: ".").map(String.init), negated: neg)
+            }
+        }
+    }
+
+    /// Vale's `Scope.Matches` on a block scope such as `text.heading.h1.md`.
+    func matches(_ blockScope: [String]) -> Bool {
+        for sels in options {
+            var ok = true
+            for part in sels {
+                let contains = part.parts.allSatisfy { blockScope.contains($0) }
+                if part.negated && !contains {
+                    if blockScope.contains("raw") || blockScope.contains("summary") { ok = false; break }
+                } else if (!part.negated && !contains) || (part.negated && contains) {
+                    ok = false; break
+                }
+            }
+            if ok { return true }
+        }
+        return false
+    }
+
+    var bases: Set<String> { Set(options.flatMap { $0.compactMap { $0.parts.first } }) }
+}
+
+/// The styles of a configuration, loaded and compiled once.
+public struct ValeStyles: Sendable {
+    public var rules: [String: ValeRule] = [:]
+    /// Rule names in a stable order (style, then file name).
+    public var order: [String] = []
+    /// `Style.Rule: reason` for rules that were not loaded.
+    public var skipped: [String] = []
+    public var problems: [String] = []
+    public var styleNames: [String] = []
+    public var acceptedTokens: [String] = []
+    public var rejectedTokens: [String] = []
+    /// Digest of the ini and every rule file read.
+    public var digest: String = ""
+
+    static let extensionPoints: Set<String> = ["capitalization", "conditional", "consistency", "existence", "occurrence",
+                                               "repetition", "substitution", "readability", "spelling", "sequence", "metric", "script"]
+
+    /// Loads what `cfg` names from its `StylesPath`.
+    public static func load(_ cfg: ValeConfiguration) -> ValeStyles {
+        var out = ValeStyles()
+        var hasher = FNV64()
+        if let d = try? Data(contentsOf: URL(fileURLWithPath: cfg.path)) { hasher.add(d) }
+        let fm = FileManager.default
+        // Vocabularies.
+        if let sp = cfg.stylesPath {
+            for v in cfg.vocab {
+                let dirs = ["config/vocabularies/\(v)", "Vocab/\(v)"].map { (sp as NSString).appendingPathComponent($0) }
+                guard let dir = dirs.first(where: { fm.fileExists(atPath: $0) }) else {
+                    out.problems.append("\(cfg.path): vocabulary '\(v)' not found under \(sp)/config/vocabularies"); continue
+                }
+                for (file, accept) in [("accept.txt", true), ("reject.txt", false)] {
+                    let p = (dir as NSString).appendingPathComponent(file)
+                    guard let d = try? Data(contentsOf: URL(fileURLWithPath: p)) else { continue }
+                    hasher.add(d)
+                    for line in String(decoding: d, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
+                        let w = line.trimmingCharacters(in: .whitespaces)
+                        if w.isEmpty || w.hasPrefix("# ") { continue }
+                        if accept { out.acceptedTokens.append(w) } else { out.rejectedTokens.append(w) }
+                    }
+                }
+            }
+        }
+        var files: [(name: String, path: String)] = []
+        var loadedStyles = Set<String>()
+        if let sp = cfg.stylesPath {
+            for style in cfg.styles where style != "Vale" {
+                let dir = (sp as NSString).appendingPathComponent(style)
+                guard let names = try? fm.contentsOfDirectory(atPath: dir) else {
+                    out.problems.append("\(cfg.path): style '\(style)' does not exist on StylesPath"); continue
+                }
+                loadedStyles.insert(style)
+                out.styleNames.append(style)
+                for n in names.sorted() where n.hasSuffix(".yml") {
+                    files.append(("\(style).\(String(n.dropLast(4)))", (dir as NSString).appendingPathComponent(n)))
+                }
+            }
+            for named in cfg.namedRules {
+                let parts = named.split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2, parts[0] != "Vale", !loadedStyles.contains(parts[0]),
+                      !files.contains(where: { $0.name == named }) else { continue }
+                let p = (sp as NSString).appendingPathComponent("\(parts[0])/\(parts[1]).yml")
+                if fm.fileExists(atPath: p) { files.append((named, p)) }
+            }
+        }
+        for (name, path) in files {
+            guard let d = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
+                out.problems.append("\(path): cannot read"); continue
+            }
+            hasher.add(Array(name.utf8)); hasher.add(d)
+            let text = String(decoding: d, as: UTF8.self)
+            do {
+                guard let any = try Yams.load(yaml: text), let map = any as? [String: Any] else {
+                    out.problems.append("\(path): not a YAML mapping; rule skipped"); continue
+                }
+                switch try compile(name: name, map, cfg: cfg, accepted: out.acceptedTokens) {
+                case .rule(let r): out.rules[name] = r; out.order.append(name)
+                case .skipped(let why): out.skipped.append("\(name): \(why)")
+                }
+            } catch {
+                out.problems.append("\(path): \(Self.describe(error)); rule skipped")
+            }
+        }
+        // The built-in style.
+        let needsVale = cfg.styles.contains("Vale") || cfg.namedRules.contains { $0.hasPrefix("Vale.") }
+        if needsVale {
+            out.styleNames.append("Vale")
+            var rep: [String: Any] = ["extends": "repetition", "message": "'%s' is repeated!", "level": "error",
+                                      "alpha": true, "tokens": ["[^\\s]+"]]
+            rep["action"] = ["name": "edit", "params": ["truncate", " "]]
+            if let r = try? compile(name: "Vale.Repetition", rep, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+                out.rules["Vale.Repetition"] = rule; out.order.append("Vale.Repetition")
+            }
+            out.skipped.append("Vale.Spelling: spelling is not supported yet")
+            if !out.acceptedTokens.isEmpty {
+                var swap: [String: String] = [:]
+                for t in out.acceptedTokens where isPhrase(t) { swap[t.lowercased()] = t }
+                let terms: [String: Any] = ["extends": "substitution", "message": "Use '%s' instead of '%s'.", "level": "error",
+                                            "ignorecase": true, "swap": swap, "vocab": false]
+                if let r = try? compile(name: "Vale.Terms", terms, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+                    out.rules["Vale.Terms"] = rule; out.order.append("Vale.Terms")
+                }
+            }
+            if !out.rejectedTokens.isEmpty {
+                let avoid: [String: Any] = ["extends": "existence", "message": "Avoid using '%s'.", "level": "error",
+                                            "ignorecase": false, "tokens": out.rejectedTokens]
+                if let r = try? compile(name: "Vale.Avoid", avoid, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+                    out.rules["Vale.Avoid"] = rule; out.order.append("Vale.Avoid")
+                }
+            }
+        }
+        out.digest = hasher.hex
+        return out
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? ValeRuleError { return e.message }
+        return String(describing: error).split(separator: "\n").first.map(String.init) ?? "invalid"
+    }
+
+    enum Compiled { case rule(ValeRule), skipped(String) }
+
+    static func isPhrase(_ s: String) -> Bool {
+        s.unicodeScalars.allSatisfy { $0.properties.isAlphabetic || $0 == " " || $0.properties.numericType == .decimal || $0 == "-" }
+    }
+
+    // MARK: - Compilation
+
+    static func str(_ v: Any?) -> String? {
+        switch v {
+        case let s as String: return s
+        case let i as Int: return String(i)
+        case let d as Double: return String(d)
+        case let b as Bool: return b ? "true" : "false"
+        default: return nil
+        }
+    }
+    static func bool(_ v: Any?) -> Bool {
+        switch v {
+        case let b as Bool: return b
+        case let s as String: return ["true", "yes", "1", "on"].contains(s.lowercased())
+        case let i as Int: return i != 0
+        default: return false
+        }
+    }
+    static func int(_ v: Any?) -> Int {
+        switch v {
+        case let i as Int: return i
+        case let d as Double: return Int(d)
+        case let s as String: return Int(s) ?? 0
+        default: return 0
+        }
+    }
+    static func strings(_ v: Any?) -> [String] {
+        switch v {
+        case let a as [Any]: return a.compactMap { str($0) }
+        case let s as String: return [s]
+        default: return []
+        }
+    }
+
+    static func regex(_ p: String, _ name: String) throws -> ValeRegex {
+        do { return try ValeRegex(p) } catch { throw ValeRuleError(message: "pattern does not compile: \(p.prefix(80))") }
+    }
+
+    /// Vale's `updateExceptions`: `(?m)\b(?:(?-i)a|(?-i)b)\b`, longest first.
+    static func exceptions(_ list: [String], accepted: [String], vocab: Bool) throws -> ValeRegex? {
+        var all = list
+        if vocab { all += accepted }
+        if all.isEmpty { return nil }
+        let sorted = all.enumerated().sorted { a, b in
+            a.element.utf8.count != b.element.utf8.count ? a.element.utf8.count > b.element.utf8.count : a.offset < b.offset
+        }.map { $0.element.hasPrefix("(?i)") ? $0.element : "(?-i)" + $0.element }
+        return try? ValeRegex("(?m)\\b(?:" + sorted.joined(separator: "|") + ")\\b")
+    }
+
+    static func makeRegexp(template: String, noCase: Bool, word: Bool, callback: String, append: Bool, tokens: String) -> String {
+        var regex = word ? (template.isEmpty ? "(?m)\\b(?:%s)\\b" : template) : "(?m)(?:%s)"
+        regex = append ? regex + callback : callback + regex
+        if noCase { regex = "(?i)" + regex }
+        return regex.replacingOccurrences(of: "%s", with: tokens)
+    }
+
+    static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String]) throws -> Compiled {
+        guard let ext = str(m["extends"]) else { throw ValeRuleError(message: "missing the required 'extends' key") }
+        guard extensionPoints.contains(ext) else { throw ValeRuleError(message: "'extends' must be one of the rule types, not '\(ext)'") }
+        if ["script", "sequence", "readability", "spelling"].contains(ext) {
+            return .skipped("type '\(ext)' is not supported yet")
+        }
+        guard m["message"] != nil else { throw ValeRuleError(message: "missing the required 'message' key") }
+        var level = str(m["level"]) ?? "warning"
+        if let l = cfg.ruleLevels[name] { level = l }
+        guard ["suggestion", "warning", "error"].contains(level) else { throw ValeRuleError(message: "'level' must be suggestion, warning or error") }
+        var scopes = strings(m["scope"])
+        if scopes.isEmpty { scopes = ["text"] }
+        let ignorecase = bool(m["ignorecase"])
+        let vocab = m["vocab"] == nil ? true : bool(m["vocab"])
+        var actionName = "", params: [String] = []
+        if let a = m["action"] as? [String: Any] {
+            actionName = str(a["name"]) ?? ""
+            params = strings(a["params"])
+        }
+        let exc = strings(m["exceptions"])
+        var rule = ValeRule(name: name, extends: ext, kind: .existence(pattern: try regex("x", name)), message: str(m["message"]) ?? "",
+                            level: level, link: str(m["link"]) ?? "", limit: int(m["limit"]), scope: ValeScope(scopes),
+                            ignorecase: ignorecase, exceptRe: nil, action: actionName, actionParams: params)
+        switch ext {
+        case "existence":
+            rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
+            let tokens = strings(m["tokens"]).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            let raw = strings(m["raw"]).joined()
+            let p = makeRegexp(template: cfg.wordTemplate, noCase: ignorecase, word: !bool(m["nonword"]) && !strings(m["tokens"]).isEmpty,
+                               callback: raw, append: bool(m["append"]), tokens: tokens.joined(separator: "|"))
+            rule.kind = .existence(pattern: try regex(p, name))
+        case "substitution":
+            rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
+            var pairs: [(String, String)] = []
+            if let swap = m["swap"] as? [String: Any] {
+                for (k, v) in swap { pairs.append((k, str(v) ?? "")) }
+            } else if let swap = m["swap"] as? [AnyHashable: Any] {
+                for (k, v) in swap { pairs.append((str(k.base) ?? "\(k)", str(v) ?? "")) }
+            }
+            pairs.sort { a, b in a.0.utf8.count != b.0.utf8.count ? a.0.utf8.count > b.0.utf8.count : a.0 < b.0 }
+            let capOpen = try regex("(?<!\\\\)\\((?!\\?)", name)
+            var tokens = ""
+            for (term, _) in pairs {
+                var t = term
+                let opens = t.components(separatedBy: "(").count - 1
+                if opens != t.components(separatedBy: "(?").count - 1 + t.components(separatedBy: "\\(").count - 1 {
+                    t = capOpen.replace(t, template: "(?:")
+                }
+                tokens += "(" + t + ")|"
+            }
+            while tokens.hasSuffix("|") { tokens.removeLast() }
+            let p = makeRegexp(template: cfg.wordTemplate, noCase: ignorecase, word: !bool(m["nonword"]), callback: "", append: true, tokens: tokens)
+            rule.kind = .substitution(pattern: try regex(p, name), terms: pairs.map { $0.0 }, replacements: pairs.map { $0.1 },
+                                      capitalize: bool(m["capitalize"]))
+        case "occurrence":
+            let p = (ignorecase ? "(?i)" : "") + "(?:" + (str(m["token"]) ?? "") + ")"
+            rule.kind = .occurrence(pattern: try regex(p, name), min: int(m["min"]), max: int(m["max"]))
+        case "repetition":
+            rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
+            let p = (ignorecase ? "(?i)" : "") + "(" + strings(m["tokens"]).joined(separator: "|") + ")"
+            rule.kind = .repetition(pattern: try regex(p, name), max: int(m["max"]), alpha: bool(m["alpha"]), ignorecase: ignorecase)
+        case "consistency":
+            var steps: [(pattern: ValeRegex, groups: [Int: String], subs: [String])] = []
+            var count = 0
+            var pairs: [(String, String)] = []
+            if let e = m["either"] as? [String: Any] { for (k, v) in e { pairs.append((k, str(v) ?? "")) } }
+            else if let e = m["either"] as? [AnyHashable: Any] { for (k, v) in e { pairs.append((str(k.base) ?? "\(k)", str(v) ?? "")) } }
+            pairs.sort { $0.0 < $1.0 }
+            for (v1, v2) in pairs {
+                count += 2
+                let subs = ["\(name)#\(count)", "\(name)#\(count + 1)"]
+                let inner = "(?<g\(count)>\(v1))|(?<g\(count + 1)>\(v2))"
+                let p = makeRegexp(template: cfg.wordTemplate, noCase: ignorecase, word: !bool(m["nonword"]), callback: "", append: true, tokens: inner)
+                let re = try regex(p, name)
+                // Group numbers of the two named groups: count capture groups before each.
+                let g1 = 1 + capturingGroups(in: p, before: "(?<g\(count)>")
+                let g2 = 1 + capturingGroups(in: p, before: "(?<g\(count + 1)>")
+                steps.append((re, [g1: subs[0], g2: subs[1]], subs))
+            }
+            rule.kind = .consistency(steps: steps)
+        case "capitalization":
+            rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
+            var excList = exc
+            if vocab { excList += accepted }
+            let match = str(m["match"]) ?? ""
+            var re: ValeRegex? = nil
+            if !["$title", "$sentence", "$lower", "$upper"].contains(match) { re = try regex(match, name) }
+            var th = (m["threshold"] as? Double) ?? Double(int(m["threshold"]))
+            if th == 0 { th = 0.8 }
+            rule.kind = .capitalization(match: match, regex: re, exceptions: excList, threshold: th, style: str(m["style"]) ?? "AP",
+                                        indicators: strings(m["indicators"]))
+        case "conditional":
+            rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
+            rule.kind = .conditional(first: try regex(str(m["first"]) ?? "", name), second: try regex(str(m["second"]) ?? "", name))
+        case "metric":
+            rule.kind = .metric(formula: str(m["formula"]) ?? "", condition: str(m["condition"]) ?? "")
+        default:
+            return .skipped("type '\(ext)' is not supported yet")
+        }
+        return .rule(rule)
+    }
+
+    /// Capturing groups opened before the first occurrence of `marker` in `p`.
+    static func capturingGroups(in p: String, before marker: String) -> Int {
+        guard let r = p.range(of: marker) else { return 0 }
+        let head = Array(p[..<r.lowerBound])
+        var n = 0, i = 0, inClass = false
+        while i < head.count {
+            let c = head[i]
+            if c == "\\" { i += 2; continue }
+            if inClass { if c == "]" { inClass = false } }
+            else if c == "[" { inClass = true }
+            else if c == "(" {
+                if i + 1 < head.count, head[i + 1] == "?" {
+                    if i + 2 < head.count, head[i + 2] == "<", i + 3 < head.count, head[i + 3] != "=", head[i + 3] != "!" { n += 1 }
+                } else { n += 1 }
+            }
+            i += 1
+        }
+        return n
+    }
+}
+
+struct ValeRuleError: Error { var message: String }
+
+/// 64-bit FNV-1a, for digests of configuration files.
+struct FNV64 {
+    var h: UInt64 = 0xcbf29ce484222325
+    mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        for b in bytes { h ^= UInt64(b); h = h &* 0x100000001b3 }
+    }
+    var hex: String { String(h, radix: 16) }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+/// Sentence splitting close to Vale's Punkt tokenizer for ordinary prose.
+enum ValeSentences {
+    static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "no", "fig", "cf", "al", "inc", "ltd", "co"]
+
+    static func split(_ text: String) -> [String] {
+        let sc = Array(text.unicodeScalars)
+        var out: [String] = []
+        var start = 0
+        var i = 0
+        while i < sc.count {
+            let c = sc[i]
+            if c == "." || c == "!" || c == "?" {
+                var j = i + 1
+                while j < sc.count, [".", "!", "?", "\"", "'", ")", "”", "’", "]"].contains(sc[j]) { j += 1 }
+                guard j < sc.count, sc[j].properties.isWhitespace else { i = j; continue }
+                var k = j
+                while k < sc.count, sc[k].properties.isWhitespace { k += 1 }
+                if k >= sc.count { break }
+                let next = sc[k]
+                let startsNew = next.properties.isUppercase || next.properties.numericType != nil || ["\"", "“", "'", "(", "["].contains(next)
+                // The word before the period.
+                var w = i - 1
+                while w >= start, !sc[w].properties.isWhitespace { w -= 1 }
+                var word = String(String.UnicodeScalarView(sc[(w + 1)..<i])).lowercased()
+                while word.hasPrefix("(") || word.hasPrefix("\"") { word.removeFirst() }
+                let abbrev = c == "." && (abbreviations.contains(word) || (word.count == 1 && word.first!.isLetter))
+                if startsNew && !abbrev {
+                    out.append(String(String.UnicodeScalarView(sc[start..<j])))
+                    start = k
+                    i = k
+                    continue
+                }
+                i = j
+                continue
+            }
+            i += 1
+        }
+        if start < sc.count { out.append(String(String.UnicodeScalarView(sc[start...]))) }
+        return out
+    }
+}
+
+/// Title and sentence case as Vale's `capitalization` checks them.
+enum ValeCase {
+    static let apSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "so", "the", "to", "up", "yet",
+                                       "as", "if", "off", "per", "via", "vs", "from", "into", "over", "with", "than", "out"]
+    static let chicagoSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "the", "to", "up", "as", "via", "vs", "from", "into", "with", "over", "per"]
+    static let tokenRe = try? ValeRegex("[\\p{N}\\p{L}*]+[^\\s]*")
+
+    static func tokens(_ s: String, _ except: ValeRegex?) -> [String] {
+        var re = tokenRe
+        if let e = except { re = (try? ValeRegex(e.pattern + "|[\\p{N}\\p{L}*]+[^\\s]*")) ?? tokenRe }
+        guard let re else { return [] }
+        let t = ValeText(s)
+        return re.matches(in: t).map { t.slice($0.range) }
+    }
+
+    static func vocabForm(_ w: String, _ exceptions: [String]) -> String? {
+        exceptions.first { $0.lowercased() == w.lowercased() }
+    }
+
+    static func capFirst(_ s: String) -> String {
+        guard let f = s.first else { return s }
+        return f.uppercased() + s.dropFirst()
+    }
+
+    static func title(_ s: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, chicago: Bool) -> (String, Bool) {
+        let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let small = chicago ? chicagoSmall : apSmall
+        let nonEmpty = words.indices.filter { !words[$0].isEmpty }
+        var conv: [String] = []
+        for (i, w) in words.enumerated() {
+            if w.isEmpty { conv.append(w); continue }
+            if let v = vocabForm(w, exceptions) { conv.append(v); continue }
+            let bare = w.lowercased().trimmingCharacters(in: .punctuationCharacters)
+            let edge = i == nonEmpty.first || i == nonEmpty.last || (i > 0 && words[i - 1].hasSuffix(":"))
+            if !edge && small.contains(bare) { conv.append(w.lowercased()) }
+            else if w.contains("-") { conv.append(w.split(separator: "-", omittingEmptySubsequences: false).map { capFirst(String($0)) }.joined(separator: "-")) }
+            else { conv.append(capFirst(w)) }
+        }
+        let expected = conv.joined(separator: " ")
+        let exp = tokens(expected, exceptRe), got = tokens(s, exceptRe)
+        var count = 0.0, n = 0.0
+        for (i, w) in got.enumerated() {
+            if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) || w == w.uppercased() { count += 1 }
+            n += 1
+        }
+        return (expected, n == 0 || count / n >= threshold)
+    }
+
+    static func sentence(_ s: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, indicators: [String]) -> (String, Bool) {
+        let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        var conv: [String] = []
+        var first = true
+        var prev = ""
+        for (i, w) in words.enumerated() {
+            if w.isEmpty { conv.append(w); continue }
+            if let v = vocabForm(w, exceptions) { conv.append(v) }
+            else if first || indicators.contains(where: { prev.hasSuffix($0) }) || (i == 1 && prev.range(of: "^\\d+\\.", options: .regularExpression) != nil) {
+                conv.append(capFirst(w.lowercased()))
+            } else { conv.append(w.lowercased()) }
+            first = false
+            prev = w
+        }
+        let expected = conv.joined(separator: " ")
+        let exp = tokens(expected, exceptRe), got = tokens(s, exceptRe)
+        var count = 0.0, n = 0.0
+        for (i, w) in got.enumerated() {
+            if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) { count += 1 }
+            else if i == 0 && w != capFirst(w.lowercased()) { return (expected, false) }
+            n += 1
+        }
+        return (expected, n == 0 || count / n >= threshold)
+    }
+}
+
+/// Vale's `metric` rules: a formula over document counts.
+enum ValeMetric {
+    static func evaluate(formula: String, condition: String, summary: String, metrics: [String: Int]) -> (Double, Bool)? {
+        var vars: [String: Double] = [:]
+        let words = summary.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
+        if words.isEmpty { return nil }
+        for (k, v) in metrics where !k.hasPrefix("table") { vars[k.replacingOccurrences(of: ".", with: "_")] = Double(v) }
+        vars["words"] = Double(words.count)
+        vars["sentences"] = Double(ValeSentences.split(summary).filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count)
+        vars["paragraphs"] = Double(summary.components(separatedBy: "\n\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count)
+        vars["characters"] = Double(summary.filter { $0.isLetter || $0.isNumber }.count)
+        var syl = 0, poly = 0, complex = 0, long = 0
+        for w in words {
+            let n = syllables(String(w)); syl += n
+            if n >= 3 { poly += 1; if !w.first!.isUppercase { complex += 1 } }
+            if w.count > 6 { long += 1 }
+        }
+        vars["syllables"] = Double(syl); vars["polysyllabic_words"] = Double(poly)
+        vars["complex_words"] = Double(complex); vars["long_words"] = Double(long)
+        for name in ["heading_h1", "heading_h2", "heading_h3", "heading_h4", "heading_h5", "heading_h6", "list", "blockquote", "pre"] where vars[name] == nil { vars[name] = 0 }
+        var p = ExprParser(Array(formula.unicodeScalars), vars)
+        guard let res = p.parseExpr() else { return nil }
+        let cond = condition.trimmingCharacters(in: .whitespaces)
+        for op in [">=", "<=", "==", "!=", ">", "<"] where cond.hasPrefix(op) {
+            var q = ExprParser(Array(cond.dropFirst(op.count).unicodeScalars), vars)
+            guard let rhs = q.parseExpr() else { return nil }
+            let fire: Bool
+            switch op {
+            case ">=": fire = res >= rhs
+            case "<=": fire = res <= rhs
+            case "==": fire = res == rhs
+            case "!=": fire = res != rhs
+            case ">": fire = res > rhs
+            default: fire = res < rhs
+            }
+            return (res, fire)
+        }
+        return nil
+    }
+
+    static func syllables(_ w: String) -> Int {
+        let v = Set("aeiouy")
+        var n = 0, prevV = false
+        for c in w.lowercased() { let isV = v.contains(c); if isV && !prevV { n += 1 }; prevV = isV }
+        if w.lowercased().hasSuffix("e") && n > 1 { n -= 1 }
+        return max(1, n)
+    }
+
+    struct ExprParser {
+        var s: [Unicode.Scalar]; var i = 0; let vars: [String: Double]
+        init(_ s: [Unicode.Scalar], _ vars: [String: Double]) { self.s = s; self.vars = vars }
+        mutating func skip() { while i < s.count, s[i] == " " || s[i] == "\t" || s[i] == "\n" { i += 1 } }
+        mutating func parseExpr() -> Double? {
+            guard var v = parseTerm() else { return nil }
+            while true {
+                skip(); guard i < s.count, s[i] == "+" || s[i] == "-" else { return v }
+                let op = s[i]; i += 1
+                guard let r = parseTerm() else { return nil }
+                v = op == "+" ? v + r : v - r
+            }
+        }
+        mutating func parseTerm() -> Double? {
+            guard var v = parseFactor() else { return nil }
+            while true {
+                skip(); guard i < s.count, s[i] == "*" || s[i] == "/" else { return v }
+                let op = s[i]; i += 1
+                guard let r = parseFactor() else { return nil }
+                v = op == "*" ? v * r : v / r
+            }
+        }
+        mutating func parseFactor() -> Double? {
+            skip(); guard i < s.count else { return nil }
+            if s[i] == "(" { i += 1; let v = parseExpr(); skip(); if i < s.count, s[i] == ")" { i += 1 }; return v }
+            if s[i] == "-" { i += 1; return parseFactor().map { -$0 } }
+            var tok = ""
+            while i < s.count, s[i].properties.isAlphabetic || s[i].properties.numericType != nil || s[i] == "_" || s[i] == "." { tok.unicodeScalars.append(s[i]); i += 1 }
+            if let d = Double(tok) { return d }
+            return vars[tok] ?? 0
+        }
+    }
+}

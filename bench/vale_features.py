@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Runs Vale packs' Cucumber scenarios (Markdown fixtures) through tk-agent and compares lines.
+
+Usage: bench/vale_features.py PACK_DIR [PACK_DIR...] [--bin .build/release/tk-agent] [-v]
+
+A pack folder holds features/*.feature (steps: `When I test "X"` runs Vale in fixtures/X) and
+fixtures/X/ with a .vale.ini. Each Markdown file of the fixture is checked with
+`tk-agent check --format json` in that folder; Vale rule findings become Vale's `--output=line`
+lines (file:line:col:Style.Rule:message) and are compared with the scenario's expected lines
+for Markdown files. Prints expected lines reproduced exactly and scenarios without an extra line.
+"""
+import json, os, re, subprocess, sys
+
+def scenarios(pack):
+    feat_dir = os.path.join(pack, "features")
+    for fn in sorted(os.listdir(feat_dir)):
+        if not fn.endswith(".feature"):
+            continue
+        text = open(os.path.join(feat_dir, fn), encoding="utf-8").read()
+        for block in re.split(r"\n\s*Scenario:", text)[1:]:
+            name = block.split("\n", 1)[0].strip()
+            m = re.search(r'When I test "([^"]+)"', block)
+            if not m:
+                continue
+            q = re.search(r'"""\n(.*?)\n\s*"""', block, re.S)
+            lines = [l.strip() for l in q.group(1).split("\n") if l.strip()] if q else []
+            yield fn, name, m.group(1), lines
+
+def run(binary, folder):
+    files = []
+    for root, _, names in os.walk(folder):
+        for n in names:
+            if n.endswith(".md") or n.endswith(".markdown"):
+                files.append(os.path.relpath(os.path.join(root, n), folder))
+    if not files:
+        return None, ""
+    p = subprocess.run([binary, "check", "--format", "json"] + sorted(files), cwd=folder,
+                       capture_output=True, text=True)
+    try:
+        report = json.loads(p.stdout)
+    except Exception:
+        return [], p.stderr
+    out = []
+    for f in report.get("files", []):
+        for x in f.get("findings", []):
+            if x.get("category") == "vale":
+                out.append(f"{f['path']}:{x['line']}:{x['column']}:{x['rule']}:{x['message']}")
+    return out, p.stderr
+
+def main():
+    args = sys.argv[1:]
+    binary = ".build/release/tk-agent"
+    verbose = "-v" in args
+    if "--bin" in args:
+        i = args.index("--bin"); binary = args[i + 1]; del args[i:i + 2]
+    binary = os.path.abspath(binary)
+    packs = [a for a in args if a != "-v"]
+    print(f"{'pack':<28} {'scenarios':>9} {'expected':>8} {'exact':>6} {'share':>7} {'no extra':>9}")
+    for pack in packs:
+        n_sc = n_exp = n_hit = n_clean = 0
+        for fn, name, fixture, expected in scenarios(pack):
+            folder = os.path.join(pack, "fixtures", fixture)
+            if not os.path.isdir(folder):
+                continue
+            got, err = run(binary, folder)
+            if got is None:
+                continue
+            exp = [l for l in expected if re.match(r"[^:]+\.(md|markdown):", l)]
+            n_sc += 1
+            n_exp += len(exp)
+            gs = list(got)
+            hit = 0
+            missing = []
+            for l in exp:
+                if l in gs:
+                    gs.remove(l); hit += 1
+                else:
+                    missing.append(l)
+            n_hit += hit
+            if not gs:
+                n_clean += 1
+            if verbose and (missing or gs):
+                print(f"-- {fn}: {name} ({fixture})")
+                for l in missing: print("   missing:", l)
+                for l in gs: print("   extra:  ", l)
+                if err.strip(): print("   stderr:", err.strip()[:300])
+        share = 100.0 * n_hit / n_exp if n_exp else 100.0
+        clean = 100.0 * n_clean / n_sc if n_sc else 100.0
+        print(f"{os.path.basename(os.path.normpath(pack)):<28} {n_sc:>9} {n_exp:>8} {n_hit:>6} {share:>6.1f}% {clean:>8.1f}%")
+
+if __name__ == "__main__":
+    main()
