@@ -486,6 +486,7 @@ struct Run {
         case .adverb: 13
         case .longSentence: 14
         case .readability: 15
+        case .vale: 16
         }
     }
 

@@ -66,12 +66,13 @@ public struct HeuristicsOptions: Sendable, Equatable {
     /// built-in) limits apply. A story type without a grade limit (`max_grade: null`) checks none.
     /// - Parameters:
     ///   - configuration: `heuristics.max_sentence_words`, `max_grade`, `disabled`, `allow`, `spelling`, `lang`.
+    ///   - storyType: the document's story type (style rules leave fiction dialogue alone).
     ///   - thresholds: the story type's limits, nil without a (known) story type.
     ///   - configured: dotted keys set by the user or project configuration (`heuristics.max_grade`);
     ///     the others hold built-in defaults, which a story type's limits replace.
     ///   - extraRules: phrase rules to add (advisor tips).
-    public init(configuration c: Configuration.Heuristics, thresholds: HeuristicThresholds? = nil,
-                configured: Set<String> = [], extraRules: [PhraseRule] = []) {
+    public init(configuration c: Configuration.Heuristics, storyType: String? = nil,
+                thresholds: HeuristicThresholds? = nil, configured: Set<String> = [], extraRules: [PhraseRule] = []) {
         var words = c.maxSentenceWords
         var grade = c.maxGrade
         if let t = thresholds {
@@ -79,7 +80,8 @@ public struct HeuristicsOptions: Sendable, Equatable {
             if !configured.contains("heuristics.max_grade") { grade = t.maxGrade ?? Self.noGradeLimit }
         }
         self.init(maxSentenceWords: max(1, words), maxGrade: grade, disabled: Set(c.disabled), allow: c.allow,
-                  extraRules: extraRules, spelling: c.spelling, language: c.lang, storyType: storyType)
+                  extraRules: extraRules, spelling: c.spelling, language: c.lang, storyType: storyType,
+                  languageIsExplicit: configured.contains("heuristics.lang"))
     }
 
     /// The grade limit of a story type that has none: no paragraph reaches it.

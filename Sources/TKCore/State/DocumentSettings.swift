@@ -65,7 +65,7 @@ public struct DocumentSettings: Sendable, Equatable {
         return DocumentSettings(
             storyType: storyType, advisors: advisors, draftStage: draftStage,
             review: tk.review != false,
-            heuristics: HeuristicsOptions(configuration: config.heuristics, thresholds: catalog.storyType(storyType ?? "")?.thresholds,
+            heuristics: HeuristicsOptions(configuration: config.heuristics, storyType: storyType, thresholds: catalog.storyType(storyType ?? "")?.thresholds,
                                           configured: configured, extraRules: tips))
     }
 
