@@ -10,6 +10,20 @@ import time
 BIN = os.environ.get("TK_AGENT_BIN") or str(pathlib.Path(__file__).resolve().parents[2] / ".build/release/tk-agent")
 
 
+FAKETIME_LIB = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"
+
+
+def fake_clock(when: str) -> dict:
+    """The environment that starts the process's wall clock at `when` (RFC 3339, UTC, e.g.
+    2026-11-23T10:00:00Z) through libfaketime (Debian's faketime package; scripts/deps installs it): the
+    binaries have no clock switch of their own. Monotonic time (timers, sleeps) stays real."""
+    import glob
+    lib = FAKETIME_LIB if os.path.exists(FAKETIME_LIB) else next(iter(glob.glob("/usr/lib/*/faketime/libfaketime.so.1")), None)
+    assert lib, "libfaketime is missing: install the faketime package (scripts/deps does)"
+    stamp = when.rstrip("Z").replace("T", " ")
+    return {"LD_PRELOAD": lib, "FAKETIME": "@" + stamp, "FAKETIME_DONT_FAKE_MONOTONIC": "1", "TZ": "UTC"}
+
+
 class TK:
     def __init__(self, root: pathlib.Path):
         self.root = root
