@@ -71,7 +71,7 @@ def agent_round(binary, seconds, root):
         proj = tk.project()
         doc = proj / "ch1.md"
         doc.write_text(DOC)
-        proc = tk.start(proj)
+        proc = tk.start(proj, extra_env=fake.env())
         time.sleep(1)  # let the first scan's work settle
         fake.enqueue("anthropic", fake.suggestions([suggestion("lit the lamp", "lit the lantern")], delay=seconds))
         before = cpu_of(proc.pid)
@@ -81,10 +81,12 @@ def agent_round(binary, seconds, root):
 
         def done():
             try:
-                return any(r.get("status") in ("done", "completed", "finished") or r.get("finished_at")
-                           for r in json.loads(sidecar.read_text()).get("rounds", []))
+                rounds = json.loads(sidecar.read_text()).get("rounds", [])
             except (OSError, ValueError):
                 return False
+            if any(r.get("status") == "failed" for r in rounds):
+                raise SystemExit(f"{binary}: the round failed: {rounds[-1].get('error')}")
+            return any(r.get("status") == "done" for r in rounds)
         tk.wait_for(done, timeout=seconds + 60, what="the round", proc=proc, interval=0.2)
         wall = time.monotonic() - t0
         cpu = cpu_of(proc.pid) - before

@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import TKCore
 import TKSearch
@@ -25,6 +26,13 @@ struct TKAgent: AsyncParsableCommand {
     static func main() async {
         // Before the first database opens (SQLite's settings are fixed once it initialises).
         SQLiteSettings.disableMemoryStatistics()
+        // A database from a newer version: one line and exit 1 (never read or migrate it).
+        let args = CommandLine.arguments.dropFirst()
+        if !args.contains(where: { ["-h", "--help", "--version", "help"].contains($0) }),
+           let problem = AppDatabase.newerDatabaseProblem(paths: Paths.resolve()) {
+            FileHandle.standardError.write(Data((problem + "\n").utf8))
+            Foundation.exit(1)
+        }
         await main(nil)
     }
 }

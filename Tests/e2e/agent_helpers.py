@@ -10,6 +10,16 @@ import time
 BIN = os.environ.get("TK_AGENT_BIN") or str(pathlib.Path(__file__).resolve().parents[2] / ".build/release/tk-agent")
 
 
+def fake_clock(when: str) -> list:
+    """The command prefix that starts the process's wall clock at `when` (RFC 3339, UTC, e.g.
+    2026-11-23T10:00:00Z) with Debian's `faketime` (libfaketime; scripts/deps installs it): the binaries
+    have no clock switch of their own. Use the wrapper, not LD_PRELOAD alone: the library then edits the
+    environment at load, which loses a Swift program's arguments (found by walking back from environ)."""
+    import shutil
+    assert shutil.which("faketime"), "faketime is missing: install the faketime package (scripts/deps does)"
+    return ["faketime", "-f", "@" + when.rstrip("Z").replace("T", " ")]
+
+
 class TK:
     def __init__(self, root: pathlib.Path):
         self.root = root
@@ -37,11 +47,16 @@ class TK:
         p.mkdir(parents=True, exist_ok=True)
         return p
 
-    def run(self, *args, input=None, check=True, env=None, timeout=60):
+    def run(self, *args, input=None, check=True, env=None, timeout=60, clock=None):
+        """Runs the binary; `clock` (RFC 3339, UTC) fixes its wall clock's start (see fake_clock)."""
         e = dict(self.env)
         if env:
             e.update(env)
-        r = subprocess.run([BIN, *map(str, args)], input=input, capture_output=True, env=e, timeout=timeout,
+        prefix = []
+        if clock:
+            prefix = fake_clock(clock)
+            e.update({"TZ": "UTC", "FAKETIME_DONT_FAKE_MONOTONIC": "1"})
+        r = subprocess.run([*prefix, BIN, *map(str, args)], input=input, capture_output=True, env=e, timeout=timeout,
                            text=not isinstance(input, bytes))
         if check and r.returncode != 0:
             raise AssertionError(f"tk-agent {' '.join(map(str, args))} exited {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr}")

@@ -1,10 +1,8 @@
 """Helpers for the progress and history end-to-end tests."""
 import json
 import pathlib
-import subprocess
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-CORPORA = REPO.parent / "shared" / "corpora"
+import generated_corpus
 
 
 def words(text):
@@ -13,13 +11,8 @@ def words(text):
 
 
 def prose_sample(dest: pathlib.Path) -> pathlib.Path:
-    """`sample10k.md` (9,997 words of Pride and Prejudice) unpacked from ../shared/corpora."""
-    target = dest / "prose" / "sample10k.md"
-    if not target.exists():
-        dest.mkdir(parents=True, exist_ok=True)
-        zst = subprocess.run(["zstd", "-dc", str(CORPORA / "prose.tar.zst")], capture_output=True, check=True)
-        subprocess.run(["tar", "-x", "-C", str(dest), "prose/sample10k.md"], input=zst.stdout, check=True)
-    return target
+    """`sample10k.md`: about 10,000 words of generated novel-like prose (see generated_corpus.py)."""
+    return generated_corpus.sample10k(dest / "prose")
 
 
 def request_chars(req):

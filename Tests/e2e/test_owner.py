@@ -131,6 +131,14 @@ def test_release_binaries_carry_no_test_machinery(tk):
                      "Add a finished round of suggestions", "A tk.suggestions/1 reply", "JourneyV4Seed",
                      "JourneyActionsV4seed"):
             assert name not in out, f"{exe} still contains {name}"
+        # The environment switches tests once used (clock, retry backoff, /proc, spelling engine): tests
+        # inject them now. Swift keeps a string of up to 15 bytes inline in the code, its first 8 bytes
+        # as one immediate operand, so look for those bytes in the whole file, not only in `strings`.
+        data = path.read_bytes()
+        for name in ("TK_NOW", "TK_RETRY_BASE_MS", "TK_PROC_SYS", "TK_SPELL_TABLE"):
+            raw = name.encode()
+            needle = raw if len(raw) > 15 else raw[:8].ljust(8, b"\0")
+            assert needle not in data, f"{exe} still reads {name}"
     assert os.path.exists(folder / "tk-agent")
     # Short names are not in a string table (Swift keeps them inline): ask the command itself.
     doc = tk.project() / "d.md"

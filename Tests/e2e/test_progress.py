@@ -24,7 +24,7 @@ def doc(*paras):
 
 
 class Day:
-    """Saves documents and lets `tk-agent index` see each save at a fixed time (TK_NOW, for tests)."""
+    """Saves documents and lets `tk-agent index` see each save at a fixed time (libfaketime sets the clock)."""
 
     def __init__(self, tk, proj):
         self.tk, self.proj = tk, proj
@@ -32,10 +32,10 @@ class Day:
     def save(self, when, **files):
         for name, text in files.items():
             (self.proj / name).write_text(text)
-        self.tk.run("index", self.proj, env={"TK_NOW": when, "TZ": "UTC"})
+        self.tk.run("index", self.proj, clock=when)
 
     def progress(self, when, *args):
-        return self.tk.json("progress", "--project", self.proj, "--json", *args, env={"TK_NOW": when, "TZ": "UTC"})
+        return self.tk.json("progress", "--project", self.proj, "--json", *args, clock=when)
 
 
 def test_a_scripted_writing_day(tk):
@@ -89,13 +89,13 @@ def test_a_scripted_writing_day(tk):
     p = day.progress("2026-11-24T05:00:00Z")
     assert p["today"]["written"] == 0 and p["today"]["met"] is False and p["streak"] == 4 - 1
     # The text form: plain when not a terminal, with the goal.
-    r = tk.run("progress", "--project", proj, env={"TK_NOW": "2026-11-24T03:00:00Z", "TZ": "UTC"})
+    r = tk.run("progress", "--project", proj, clock="2026-11-24T03:00:00Z")
     assert "55 words written of 50" in r.stdout and "goal met" in r.stdout and "streak: 3 days" in r.stdout
     assert "2026-11-23  written 55  imported 2000  deleted 6" in r.stdout
     # status shows today's words.
-    s = tk.json("status", "--json", env={"TK_NOW": "2026-11-24T03:00:00Z", "TZ": "UTC"})
+    s = tk.json("status", "--json", clock="2026-11-24T03:00:00Z")
     assert s["progress"]["written"] == 55
-    assert "written today: 55 words" in tk.run("status", env={"TK_NOW": "2026-11-24T03:00:00Z", "TZ": "UTC"}).stdout
+    assert "written today: 55 words" in tk.run("status", clock="2026-11-24T03:00:00Z").stdout
 
 
 def test_without_goal_or_target_pace_is_null(tk):
@@ -118,7 +118,7 @@ def test_history_diff_restore_across_a_rename(tk):
     v3 = doc("# Chapter", "A completely different opening line now.")
     day.save("2026-11-23T09:00:00Z", **{"ch1.md": v1})
     (proj / "ch1.md").write_text(v2)
-    out = tk.run("snapshot", proj / "ch1.md", "-m", "before the rewrite", env={"TK_NOW": "2026-11-23T09:10:00Z"}).stdout
+    out = tk.run("snapshot", proj / "ch1.md", "-m", "before the rewrite", clock="2026-11-23T09:10:00Z").stdout
     assert "kept version" in out
     # The rewrite is seen by the index 40 minutes later: an interval snapshot.
     day.save("2026-11-23T09:50:00Z", **{"ch1.md": v3})
@@ -138,16 +138,16 @@ def test_history_diff_restore_across_a_rename(tk):
     assert "{+times, it was the worst of +}times." in d
     assert "no change" in tk.run("diff", proj / "chapter-one.md").stdout
     # Restore the first version; the current one is kept first.
-    r = tk.run("restore", proj / "chapter-one.md", first, env={"TK_NOW": "2026-11-23T10:10:00Z"})
+    r = tk.run("restore", proj / "chapter-one.md", first, clock="2026-11-23T10:10:00Z")
     assert (proj / "chapter-one.md").read_text() == v1
     h = tk.json("history", proj / "chapter-one.md", "--json")
     assert h[0]["reason"] == "restore"
     kept = h[0]["rev"]
     assert str(kept) in r.stdout
     # Restored words are not writing.
-    before = tk.json("progress", "--json", env={"TK_NOW": "2026-11-23T10:20:00Z", "TZ": "UTC"})["today"]
+    before = tk.json("progress", "--json", clock="2026-11-23T10:20:00Z")["today"]
     day.save("2026-11-23T10:20:00Z")
-    after = tk.json("progress", "--json", env={"TK_NOW": "2026-11-23T10:20:00Z", "TZ": "UTC"})["today"]
+    after = tk.json("progress", "--json", clock="2026-11-23T10:20:00Z")["today"]
     assert after == before
     # The restore undone.
     tk.run("restore", proj / "chapter-one.md", kept)

@@ -8,11 +8,11 @@ import subprocess
 import sys
 import tarfile
 
+import generated_corpus
 import pytest
 from writing_helpers import FakeBackend
 
 HERE = pathlib.Path(__file__).resolve().parent
-SHARED = HERE.parents[1] / ".." / "shared" / "corpora"
 
 pytest.importorskip("wordllama")
 
@@ -192,15 +192,8 @@ def test_keyword_only_without_provider_says_so_once(tk):
 
 
 def folder200(tmp_path):
-    archive = SHARED / "prose.tar.zst"
-    if not archive.exists():
-        pytest.skip("../shared/corpora/prose.tar.zst is not there")
-    if not shutil.which("zstd"):
-        pytest.skip("zstd is not installed (scripts/deps installs it)")
-    out = tmp_path / "corpus"
-    out.mkdir()
-    subprocess.run(f"zstd -dc '{archive}' | tar -x -C '{out}' prose/folder200", shell=True, check=True)
-    return out / "prose" / "folder200"
+    """A novel in 200 generated scenes (generated_corpus.py)."""
+    return generated_corpus.scenes(tmp_path / "corpus" / "folder200", n=200)
 
 
 def natural(p):

@@ -35,6 +35,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args()
     full = args.full
+    scenarios.FULL = full
     plan = [
         ("kill-index", scenarios.kill_during_index, 50 if full else 5),
         ("kill-rounds", scenarios.kill_during_rounds, 30 if full else 4),

@@ -49,7 +49,7 @@ public struct HistoryService: Sendable {
     public let objects: ObjectStore
     public let now: Now
 
-    public init(paths: Paths, database: AppDatabase, now: Now = .progress()) {
+    public init(paths: Paths, database: AppDatabase, now: Now = .system) {
         self.database = database
         self.objects = ObjectStore(database: database)
         self.now = now

@@ -134,11 +134,3 @@ public enum ProgressCalendar {
         return n
     }
 }
-
-extension Now {
-    /// The clock of progress and history: `TK_NOW` (RFC 3339), for tests only, else the system clock.
-    public static func progress(environment: [String: String] = ProcessInfo.processInfo.environment) -> Now {
-        if let s = environment["TK_NOW"], let d = RFC3339.date(s) { return Now { d } }
-        return .system
-    }
-}

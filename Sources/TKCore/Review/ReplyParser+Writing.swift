@@ -36,7 +36,8 @@ extension ReplyParser {
                 }
             }
         }
-        let bytes = stripBOM(Array(text.utf8))
+        var scan = Scan(stripBOM(Array(text.utf8)))
+        let bytes = scan.bytes
         let trimmed = trim(bytes[...])
         if let o = parseLenient(Array(trimmed))?.objectValue, accept(o) { return o }
         for fence in fences(bytes) {
@@ -47,7 +48,7 @@ extension ReplyParser {
         while i < bytes.count, attempts < 400 {
             if bytes[i] == UInt8(ascii: "{") {
                 attempts += 1
-                if let end = matchingEnd(bytes, from: i), let o = parseLenient(Array(bytes[i..<end]))?.objectValue,
+                if let end = scan.matchingEnd(from: i), let o = scan.parse(i..<end)?.objectValue,
                    accept(o) {
                     return o
                 }

@@ -55,17 +55,23 @@ public enum ReplyParser {
     ///   - advisorIds: the advisors that were asked; used to fill in or correct `advisor_id`.
     public static func parseSuggestions(text: String, structured: JSONValue? = nil, truncated: Bool,
                                         advisorIds: [String] = []) -> ParsedReply {
+        var scan = Scan(stripBOM(Array(text.utf8)))
+        return parseSuggestions(&scan, structured: structured, truncated: truncated, advisorIds: advisorIds)
+    }
+
+    /// `parseSuggestions` on a prepared scan (whose `work` tests read).
+    static func parseSuggestions(_ scan: inout Scan, structured: JSONValue?, truncated: Bool,
+                                 advisorIds: [String]) -> ParsedReply {
         if let structured, let items = suggestionItems(in: structured, depth: 0) {
             return finish(items, truncated: truncated, cut: false, advisorIds: advisorIds)
         }
-        let bytes = stripBOM(Array(text.utf8))
-        if let items = locateComplete(bytes) {
+        if let items = locateComplete(&scan) {
             return finish(items, truncated: truncated, cut: false, advisorIds: advisorIds)
         }
-        if let salvaged = salvage(bytes) {
+        if let salvaged = salvage(&scan) {
             return finish(salvaged.items, truncated: truncated, cut: !salvaged.closed, advisorIds: advisorIds)
         }
-        if let items = balancedCandidate(bytes, allowSingle: true) {
+        if let items = balancedCandidate(&scan, allowSingle: true) {
             return finish(items, truncated: truncated, cut: false, advisorIds: advisorIds)
         }
         var reply = ParsedReply(truncated: truncated)
@@ -77,30 +83,107 @@ public enum ReplyParser {
 
     // MARK: - Locating the JSON
 
+    /// A reply's bytes with what the search for JSON learnt about them, so that the search stays linear
+    /// in the reply's length whatever it holds (a hostile reply of thousands of brackets included):
+    /// each bracket's matching end is found once, and the bytes handed to the JSON parser while trying
+    /// candidates are capped at a multiple of the reply's length.
+    struct Scan {
+        let bytes: [UInt8]
+        /// Per byte: 0 not known yet, -1 never closes, else the end (exclusive) + 1 of its balanced span.
+        private var ends: [Int32]
+        /// Bytes looked at by bracket matching and handed to the JSON parser (what tests bound).
+        private(set) var work = 0
+        /// The bytes candidate parses may still use.
+        private var parseBudget: Int
+
+        init(_ bytes: [UInt8]) {
+            self.bytes = bytes
+            ends = []
+            parseBudget = 8 * bytes.count + 65_536
+        }
+
+        /// Parses `range` leniently when the budget allows (nil otherwise).
+        mutating func parse(_ range: Range<Int>, budgeted: Bool = true) -> JSONValue? {
+            if budgeted {
+                guard parseBudget >= range.count else { return nil }
+                parseBudget -= range.count
+            }
+            work += range.count
+            return parseLenient(Array(bytes[range]))
+        }
+
+        /// The end (exclusive) of the balanced `{…}` or `[…]` starting at `start`, string-aware; nil if it
+        /// never closes. Spans inside it are remembered, so that all calls together read each byte about once.
+        mutating func matchingEnd(from start: Int) -> Int? {
+            if ends.isEmpty { ends = Array(repeating: 0, count: bytes.count + 1) }
+            if ends[start] != 0 { return ends[start] < 0 ? nil : Int(ends[start]) - 1 }
+            var stack = [start]
+            var inString = false
+            var escaped = false
+            var i = start + 1
+            while i < bytes.count {
+                work += 1
+                let b = bytes[i]
+                if inString {
+                    if escaped { escaped = false } else if b == 92 { escaped = true } else if b == 34 { inString = false }
+                    i += 1
+                    continue
+                }
+                switch b {
+                case 34:
+                    inString = true
+                    i += 1
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    let known = ends[i]
+                    if known > 0 {
+                        i = Int(known) - 1
+                    } else if known < 0 {
+                        i = bytes.count
+                    } else {
+                        stack.append(i)
+                        i += 1
+                    }
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    let open = stack.removeLast()
+                    ends[open] = Int32(i + 2)
+                    i += 1
+                    if stack.isEmpty { return i }
+                default:
+                    i += 1
+                }
+            }
+            for open in stack { ends[open] = -1 }
+            return nil
+        }
+    }
+
     /// The suggestion objects of the first complete candidate: the whole text, a fence, then a balanced
     /// `{…}`/`[…]` span holding a suggestions list (a lone suggestion object inside a longer text does not
     /// count here, so that the elements of a cut-off list go to `salvage` together).
-    static func locateComplete(_ bytes: [UInt8]) -> [JSONValue]? {
-        let trimmed = trim(bytes[...])
-        if !trimmed.isEmpty, let v = parseLenient(Array(trimmed)), let items = suggestionItems(in: v, depth: 0) {
+    static func locateComplete(_ scan: inout Scan) -> [JSONValue]? {
+        let trimmed = trim(scan.bytes[...])
+        if !trimmed.isEmpty, let v = scan.parse(trimmed.startIndex..<trimmed.endIndex, budgeted: false),
+           let items = suggestionItems(in: v, depth: 0) {
             return items
         }
-        for fence in fences(bytes) {
-            let body = trim(bytes[fence])
-            if let v = parseLenient(Array(body)), let items = suggestionItems(in: v, depth: 0) { return items }
+        for fence in fences(scan.bytes) {
+            let body = trim(scan.bytes[fence])
+            if let v = scan.parse(body.startIndex..<body.endIndex, budgeted: false),
+               let items = suggestionItems(in: v, depth: 0) { return items }
         }
-        return balancedCandidate(bytes, allowSingle: false)
+        return balancedCandidate(&scan, allowSingle: false)
     }
 
     /// The first balanced span (string-aware) that parses and holds suggestions.
-    static func balancedCandidate(_ bytes: [UInt8], allowSingle: Bool) -> [JSONValue]? {
+    static func balancedCandidate(_ scan: inout Scan, allowSingle: Bool) -> [JSONValue]? {
         var attempts = 0
         var i = 0
+        let bytes = scan.bytes
         while i < bytes.count, attempts < 400 {
             let b = bytes[i]
             if b == UInt8(ascii: "{") || b == UInt8(ascii: "[") {
                 attempts += 1
-                if let end = matchingEnd(bytes, from: i), let v = parseLenient(Array(bytes[i..<end])),
+                if let end = scan.matchingEnd(from: i), let v = scan.parse(i..<end),
                    let items = suggestionItems(in: v, depth: 0, allowSingle: allowSingle) {
                     return items
                 }
@@ -172,36 +255,11 @@ public enum ReplyParser {
         return out
     }
 
-    /// The end (exclusive) of the balanced `{…}` or `[…]` starting at `start`, string-aware; nil if it never closes.
-    static func matchingEnd(_ bytes: [UInt8], from start: Int) -> Int? {
-        var depth = 0
-        var inString = false
-        var escaped = false
-        var i = start
-        while i < bytes.count {
-            let b = bytes[i]
-            if inString {
-                if escaped { escaped = false } else if b == 92 { escaped = true } else if b == 34 { inString = false }
-            } else {
-                switch b {
-                case 34: inString = true
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    if depth == 0 { return i + 1 }
-                    if depth < 0 { return nil }
-                default: break
-                }
-            }
-            i += 1
-        }
-        return nil
-    }
-
     // MARK: - Truncated replies
 
     /// The complete suggestion objects of a suggestions array that may be cut off, and whether it closed.
-    static func salvage(_ bytes: [UInt8]) -> (items: [JSONValue], closed: Bool)? {
+    static func salvage(_ scan: inout Scan) -> (items: [JSONValue], closed: Bool)? {
+        let bytes = scan.bytes
         guard var i = arrayStart(bytes) else { return nil }
         var items: [JSONValue] = []
         while i < bytes.count {
@@ -211,8 +269,8 @@ public enum ReplyParser {
                 continue
             }
             if b == UInt8(ascii: "]") { return (items, true) }
-            guard b == UInt8(ascii: "{"), let end = matchingEnd(bytes, from: i) else { break }
-            if let v = parseLenient(Array(bytes[i..<end])), v.objectValue != nil { items.append(v) }
+            guard b == UInt8(ascii: "{"), let end = scan.matchingEnd(from: i) else { break }
+            if let v = scan.parse(i..<end, budgeted: false), v.objectValue != nil { items.append(v) }
             i = end
         }
         return (items, false)
@@ -428,7 +486,9 @@ public enum ReplyParser {
                 continue
             }
             if (b == UInt8(ascii: "}") || b == UInt8(ascii: "]")), let c = pendingComma {
-                out.remove(at: c)
+                // Drop the comma: move the blanks after it back by one (a short run, so this stays linear).
+                for k in c..<(out.count - 1) { out[k] = out[k + 1] }
+                out.removeLast()
             }
             if !isSpace(b) { pendingComma = nil }
             if b == 34 { inString = true }

@@ -4,15 +4,54 @@ import GRDB
 import Glibc
 #endif
 
+/// The database was made by a newer tk-agent: an older one must not read or migrate it.
+public struct NewerDatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The newer database's schema (the number of its migrations).
+    public let schema: Int
+    public var description: String {
+        "tk-agent: the database was made by a newer tk-agent (schema \(schema)); upgrade, or use another TK_DATA_DIR"
+    }
+}
+
 /// The one owner of the SQLite schema and every write: projects, documents and their FTS5 index,
 /// review queue, usage and document state.
 public struct AppDatabase: Sendable {
     let writer: any DatabaseWriter
 
     /// Opens (and migrates) a database writer.
+    /// - Throws: `NewerDatabaseError` when a newer tk-agent made the database (it is left untouched).
     public init(_ writer: any DatabaseWriter) throws {
         self.writer = writer
-        try Self.migrator.migrate(writer)
+        let migrator = Self.migrator
+        if let newer = try writer.read({ db in try Self.newerSchema(db, migrator: migrator) }) {
+            throw NewerDatabaseError(schema: newer)
+        }
+        try migrator.migrate(writer)
+    }
+
+    /// The schema of this version: the number of migrations it knows.
+    public static var schema: Int { migrator.migrations.count }
+
+    /// The database's schema (the migrations applied to it) when it has migrations this version does
+    /// not know, else nil.
+    static func newerSchema(_ db: Database, migrator: DatabaseMigrator) throws -> Int? {
+        guard try db.tableExists("grdb_migrations") else { return nil }
+        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        let known = Set(migrator.migrations)
+        return applied.contains { !known.contains($0) } ? applied.count : nil
+    }
+
+    /// The line to refuse to run with when the database in the data folder was made by a newer
+    /// tk-agent, else nil (also when it cannot be read: opening it then reports what is wrong).
+    /// Reads the file only; never creates or changes it.
+    public static func newerDatabaseProblem(paths: Paths) -> String? {
+        guard FileSystem.lstatIfExists(paths.database) != nil else { return nil }
+        var config = Configuration()
+        config.readonly = true
+        guard let queue = try? DatabaseQueue(path: paths.database.display, configuration: config),
+              let newer = try? queue.read({ db in try newerSchema(db, migrator: migrator) })
+        else { return nil }
+        return NewerDatabaseError(schema: newer).description
     }
 
     /// Runs `body` holding an exclusive `flock` on `lockFile` (without one if it cannot be opened).

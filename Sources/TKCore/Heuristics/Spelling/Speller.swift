@@ -14,7 +14,7 @@ import Synchronization
 ///
 /// Loading means reading the dictionary's compiled `WordTable` (a cache file, ~1 ms; built and written
 /// by the first process) when the `.aff` uses only what `AffixRules` models; Hunspell itself is then
-/// never created. Otherwise (or with `TK_SPELL_TABLE=0`) the Hunspell handle answers, as before.
+/// never created. Otherwise (or with `useTable: false`, in tests) the Hunspell handle answers, as before.
 public final class Speller: Sendable {
     /// The dictionary's name, e.g. `en_US`.
     public let language: String
@@ -248,8 +248,7 @@ public final class Speller: Sendable {
                 continue
             }
             return .success(Speller(language: name, aff: aff, dic: dic,
-                                    cacheDirectory: WordTableCache.directory(environment: environment),
-                                    useTable: environment["TK_SPELL_TABLE"] != "0"))
+                                    cacheDirectory: WordTableCache.directory(environment: environment)))
         }
         let package = "hunspell-" + name.lowercased().replacingOccurrences(of: "_", with: "-")
         return .failure(SpellerProblem(
