@@ -20,15 +20,20 @@ public struct LSPLinter: Sendable {
 
     /// The findings of `bytes`, in document order, with offsets into `bytes`.
     /// - Parameter project: the project's words (its dictionary, the names it uses), for spelling.
-    ///   Over `chunkThreshold` the per-document spelling cap applies to each paragraph.
+    ///   Spelling always runs on the whole buffer, so the per-document cap is the same as `check`'s.
     public mutating func findings(_ bytes: [UInt8], options: HeuristicsOptions, fileName: String,
                                   project: ProjectWords? = nil) -> [Finding] {
-        let engine = HeuristicsEngine(options: options)
         guard bytes.count >= Self.chunkThreshold else {
             lastLinted = 1; lastChunks = 1
-            return engine.findings(in: MarkdownDocument(bytes: bytes, fileName: fileName), project: project)
+            return HeuristicsEngine(options: options).findings(in: MarkdownDocument(bytes: bytes, fileName: fileName), project: project)
         }
         if cachedOptions != options { cache.removeAll(); cachedOptions = options }
+        // Spelling is a document-level pass (the names the document itself uses three times, the
+        // cap on findings, most frequent words first): it runs on the whole buffer, as `check` and
+        // the agent run it; the paragraphs are linted without it.
+        var paragraphOptions = options
+        paragraphOptions.spelling = false
+        let paragraphEngine = HeuristicsEngine(options: paragraphOptions)
         let chunks = Self.chunks(bytes)
         var next: [Key: [Finding]] = [:]
         next.reserveCapacity(chunks.count)
@@ -44,7 +49,7 @@ public struct LSPLinter: Sendable {
                 if let hit = cache[key] ?? next[key] {
                     local = hit
                 } else {
-                    local = engine.findings(in: MarkdownDocument(bytes: Array(slice), fileName: fileName), project: project)
+                    local = paragraphEngine.findings(in: MarkdownDocument(bytes: Array(slice), fileName: fileName), project: project)
                     linted += 1
                 }
                 next[key] = local
@@ -58,6 +63,17 @@ public struct LSPLinter: Sendable {
         cache = next
         lastLinted = linted
         lastChunks = chunks.count
+        if options.spelling && !options.disabled.contains("spelling") {
+            var spellingOnly = options
+            spellingOnly.disabled = Set(FindingCategory.allCases.map(\.rawValue)).subtracting(["spelling"])
+            spellingOnly.extraRules = []
+            let spelled = HeuristicsEngine(options: spellingOnly)
+                .findings(in: MarkdownDocument(bytes: bytes, fileName: fileName), project: project)
+            if !spelled.isEmpty {
+                out += spelled
+                out.sort { ($0.start, $0.end) < ($1.start, $1.end) }
+            }
+        }
         let silences = Self.spanningSilences(bytes)
         if silences.isEmpty { return out }
         return out.filter { f in

@@ -36,7 +36,7 @@ extension TKAgent {
             var results: [IndexSummary] = []
             for root in roots {
                 let started = Date()
-                let inputs = resolver.project(root)
+                let inputs = resolver.project(root, watched: true)
                 let config = inputs.config
                 let label = root.lastComponent.display
                 var draw: (@Sendable (Int, Int) -> Void)?
