@@ -157,7 +157,7 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
 @Suite struct LSPLinterTests {
     @Test func chunkedLintMatchesWholeLintAndReusesParagraphs() throws {
         var para: [String] = []
-        for i in 0..<400 {
+        for i in 0..<2600 {
             para.append("Paragraph \(i): the report was written by the team. It was very clear, and there are many reasons. 😀 Café naïve.")
         }
         para.insert("```\ncode was written by me\n\nstill code\n```", at: 10)
