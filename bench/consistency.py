@@ -65,9 +65,12 @@ def main():
         return {p: p.stat().st_mtime_ns for p in (proj / ".tk").rglob("*.review.json")}
     after_index = sidecar_mtimes()
     t0 = time.time()
-    agent = tk.start(proj)
-    t_run = time.time() - t0
-    tk.stop(agent, timeout=60)
+    try:
+        agent = tk.start(proj)
+        t_run = time.time() - t0
+        tk.stop(agent, timeout=60)
+    finally:
+        tk.stop_all()   # an agent left by a failed wait does not outlive the benchmark
     after_run = sidecar_mtimes()
     rewritten = sum(1 for p, m in after_run.items() if after_index.get(p) != m)
 
