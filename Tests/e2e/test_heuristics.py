@@ -161,8 +161,9 @@ def test_sidecar_moved_on_rename_and_removed_on_delete(tk):
 
     new = p / "book" / "ch-one.md"
     os.rename(doc, new)
-    moved = wait_sidecar(tk, p, "book/ch-one.md", agent)
-    assert moved["document"] == "book/ch-one.md"
+    # The sidecar is moved first, then derived for its new path (a reader may see the moment between).
+    moved = tk.wait_for(lambda: (read_sidecar(p, "book/ch-one.md") or {}).get("document") == "book/ch-one.md"
+                        and read_sidecar(p, "book/ch-one.md"), proc=agent, what="sidecar moved and derived")
     assert moved["journey"]["revision_cycle"] == 7
     tk.wait_for(lambda: not sidecar_path(p, "book/part1/ch1.md").exists(), proc=agent, what="old sidecar gone")
     # The emptied .tk/book/part1 folder went with it.

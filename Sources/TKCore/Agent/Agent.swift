@@ -291,7 +291,7 @@ public actor Agent {
                 var all: [IndexedChange] = []
                 // The project's inputs (configuration, dictionary, names) as its files say now: a
                 // document whose recorded derivation key differs is derived again.
-                let project = pipeline.resolver.project(root)
+                let project = pipeline.resolver.project(root, watched: true)
                 let report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,

@@ -106,8 +106,15 @@ public final class DocumentResolver: Sendable {
     }
 
     /// A project's inputs as its files say now (configuration, dictionary, names).
-    /// - Parameter loaded: the project's configuration when the caller holds it already.
-    public func project(_ root: PathBytes, loaded: LoadedConfiguration? = nil) -> ProjectInputs {
+    /// - Parameters:
+    ///   - loaded: the project's configuration when the caller holds it already.
+    ///   - watched: the folder is a project the agent or `index` keeps sidecars for: its `.tk/`
+    ///     folder is made now when missing, so that its names count from the first derivation on,
+    ///     for every surface (names are counted only in a folder with `.tk/`).
+    public func project(_ root: PathBytes, loaded: LoadedConfiguration? = nil, watched: Bool = false) -> ProjectInputs {
+        if watched, FileSystem.lstatIfExists(root.appending(".tk")) == nil {
+            try? FileSystem.makeDirectories(root.appending(".tk"))
+        }
         let loaded = loaded ?? configuration(project: root)
         let words = ProjectWords.current(project: root, ignore: loaded.config.watch.ignore,
                                          maxFileBytes: max(0, loaded.config.watch.maxFileBytes))

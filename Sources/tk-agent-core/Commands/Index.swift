@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Synchronization
 import TKCore
 
 extension TKAgent {
@@ -36,24 +37,44 @@ extension TKAgent {
             var results: [IndexSummary] = []
             for root in roots {
                 let started = Date()
-                let inputs = resolver.project(root)
+                let inputs = resolver.project(root, watched: true)
                 let config = inputs.config
                 let label = root.lastComponent.display
-                var draw: (@Sendable (Int, Int) -> Void)?
-                if showProgress {
-                    draw = { @Sendable done, total in ProgressBar.draw(label: label, done: done, total: total) }
+                // More than `deriveLimit` documents to derive at once (a first index of a big folder, or
+                // every document after a change of the project's inputs): the index is built now and the
+                // derivation left to the agent's start, which finds their keys missing or changed.
+                let total = IndexTotal()
+                let showing = showProgress
+                let draw: @Sendable (Int, Int) -> Void = { done, all in
+                    total.value.withLock { $0 = max($0, all) }
+                    if showing { ProgressBar.draw(label: label, done: done, total: all) }
                 }
+                let stale = pipeline.staleDerivations(project: inputs)
+                var deferred = 0
                 let report = try indexer.sync(
                     root: root, projectID: try db.projectID(for: root), scopes: [.folder(PathBytes([]))],
-                    filter: PathFilter(ignore: config.watch.ignore),
-                    maxFileBytes: config.watch.maxFileBytes, stale: pipeline.staleDerivations(project: inputs), progress: draw
+                    filter: PathFilter(ignore: config.watch.ignore), maxFileBytes: config.watch.maxFileBytes,
+                    stale: { unchanged, whole in
+                        let found = try stale(unchanged, whole)
+                        if found.count > Self.deriveLimit { deferred += found.count; return [] }
+                        return found
+                    },
+                    progress: draw
                 ) { changes in
-                    for (rel, problem) in pipeline.apply(changes, project: inputs) {
+                    var apply = changes
+                    if total.value.withLock({ $0 }) > Self.deriveLimit {
+                        apply = changes.filter { if case .updated = $0 { return false } else { return true } }
+                        deferred += changes.count - apply.count
+                    }
+                    for (rel, problem) in pipeline.apply(apply, project: inputs) {
                         if let problem { printError("\(rel.display): \(problem)") }
                     }
                     ProgressHooks.documentsChanged(paths: resolved, database: db, root: root, changes: changes, config: config, logger: logger)
                 }
                 _ = pipeline.verifySidecars(root: root)
+                if deferred > 0 && !output.json {
+                    printError("note: \(root.display): the quick findings of \(deferred) documents are derived when the agent starts (tk-agent run)")
+                }
                 if showProgress { ProgressBar.finish() }
                 var problems: [String] = []
                 for key in report.problems.keys.sorted() {
@@ -72,6 +93,16 @@ extension TKAgent {
             if output.json { print(JSON.string(results)) }
         }
     }
+}
+
+extension TKAgent.Index {
+    /// At most this many documents are derived by `index` in one run; more are left to the agent.
+    static let deriveLimit = 2_048
+}
+
+/// The number of documents a sync reads (from its progress reports).
+final class IndexTotal: Sendable {
+    let value = Mutex(0)
 }
 
 /// One project's line of `index --json`.

@@ -125,5 +125,18 @@ import Testing
         #expect(try agentScan() == [PathBytes("one.md")])
         // Read again though unchanged (the agent gives the memory of big re-reads back).
         #expect(rereads == [1, 0, 1])
+        // The project's words are inputs too: the dictionary, a language, a name used a third time.
+        try FileSystem.makeDirectories(root.appending(".tk"))
+        try FileSystem.writeAtomically(Array("zorblax\n".utf8), to: root.appending(".tk/dictionary.txt"))
+        #expect(try agentScan() == [PathBytes("one.md")])
+        #expect(try agentScan() == [])
+        config.heuristics.lang = "en_GB"
+        #expect(try agentScan() == [PathBytes("one.md")])
+        for name in ["two.md", "three.md", "four.md"] {
+            try FileSystem.writeAtomically(Array("Vellamir came.\n".utf8), to: root.appending(name))
+        }
+        let seen = try agentScan()
+        #expect(seen.contains(PathBytes("one.md")) && seen.count == 4)
+        #expect(try agentScan() == [])
     }
 }
