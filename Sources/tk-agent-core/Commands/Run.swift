@@ -30,6 +30,9 @@ extension TKAgent {
                 return h
             }
             let logger = Logger(label: "tk-agent")
+            // SIGTERM and SIGINT from the first moment: one that comes while the agent starts (before
+            // the service group runs) stops it as cleanly as one that comes later, exit 0.
+            let stopSignals = SignalStream.make([SIGTERM, SIGINT])
             let resolved = Paths.resolve()
             var roots: [PathBytes] = []
             for p in paths {
@@ -54,11 +57,15 @@ extension TKAgent {
             do { services = try await agent.services() } catch {
                 throw CLIError("cannot start: \(error)")
             }
-            let group = ServiceGroup(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger)
-            try await group.run()
+            let group = ServiceGroup(services: services, logger: logger)
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    var signals = stopSignals.stream.makeAsyncIterator()
+                    if await signals.next() != nil { await group.triggerGracefulShutdown() }
+                }
+                try await group.run()
+                stopSignals.cancel()
+            }
             withExtendedLifetime(lock) {}
         }
     }
