@@ -639,7 +639,15 @@ def signal_soak(workdir: pathlib.Path, rng, trials):
                 except Failure as e:
                     row.losses += 1
                     row.notes.append(f"trial {trial}: {e}")
-            time.sleep(rng.uniform(0.05, 3.0))
+            # From the moment it runs (a signal while the process image loads, before any code of
+            # ours, ends it by the default action: nothing has started then).
+            try:
+                wait_for(lambda: home.status().get("running"), timeout=60, what="the agent to start", interval=0.05,
+                         check=home.check_alive)
+            except Failure as e:
+                row.losses += 1
+                row.notes.append(f"trial {trial}: {e}")
+            time.sleep(rng.uniform(0.0, 3.0))
             if not home.alive():
                 row.losses += 1
                 row.notes.append(f"trial {trial}: the agent exited by itself: {home.logs()[-500:]}")
