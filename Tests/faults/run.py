@@ -30,7 +30,7 @@ def main():
     mode = ap.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="the short form (default)")
     mode.add_argument("--full", action="store_true", help="the long form: 50 kills, more rounds and disks")
-    ap.add_argument("--only", action="append", help="run only these scenarios (kill-index, kill-rounds, full-disk, vanishing, odd-files)")
+    ap.add_argument("--only", action="append", help="run only these scenarios (kill-index, kill-rounds, full-disk, vanishing, odd-files, signal-soak)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args()
@@ -42,6 +42,7 @@ def main():
         ("full-disk", scenarios.full_disk, 3 if full else 1),
         ("vanishing", scenarios.vanishing, 3 if full else 1),
         ("odd-files", scenarios.odd_files, 10000 if full else 10000),
+        ("signal-soak", scenarios.signal_soak, 30 if full else 5),
     ]
     if args.only:
         plan = [p for p in plan if p[0] in args.only]

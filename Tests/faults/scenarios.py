@@ -6,11 +6,13 @@ database, a round queued and never finished (or finished twice), a suggestion lo
 duplicated, a provider call repeated for content that already had a finished round, a crash or a
 hang, a problem the user is not told about, a recovery that needs a restart."""
 import dataclasses
+import hashlib
 import json
 import os
 import pathlib
 import shutil
 import socket
+import sqlite3
 import subprocess
 import tarfile
 import time
@@ -551,4 +553,182 @@ def odd_files(workdir: pathlib.Path, rng, big_folder):
     finally:
         sock.close()
         shutil.rmtree(proj, ignore_errors=True)
+    return row
+
+
+# -- SIGTERM and SIGKILL at random moments -----------------------------------------------------------
+SOAK_WORDS = ("the keeper climbed slowly up the stairs of the lighthouse while rain very basically fell on "
+              "every window and a really quiet sea waited below for morning light to come at last").split()
+
+
+def soak_corpus(root: pathlib.Path, rng, n):
+    """n generated documents (a few KB each) in nested folders: data made here, not read from ../shared."""
+    for i in range(n):
+        folder = root / f"book-{i % 7}" / f"part-{i % 11:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        paras = [" ".join(rng.choice(SOAK_WORDS) for _ in range(rng.randrange(25, 80))).capitalize() + "."
+                 for _ in range(rng.randrange(3, 12))]
+        (folder / f"scene-{i:05d}.md").write_text(f"# Scene {i}\n\n" + "\n\n".join(paras) + "\n")
+
+
+class HashEmbeddings:
+    """A stand-in embedding model for embedserver.py's handler: a vector from the text's digest (no
+    weights to install); what the soak checks is that every passage gets one, once."""
+    name = "wordllama-embed"
+
+    def embed(self, texts):
+        out = []
+        for t in texts:
+            d = hashlib.sha256(t.encode()).digest()
+            out.append([(b - 127.5) / 127.5 for b in d * 2])
+        return out
+
+
+def start_embed_server(log):
+    import threading
+    from http.server import ThreadingHTTPServer
+    import embedserver
+    state = embedserver.State.__new__(embedserver.State)
+    state.lock, state.log, state.fail_left, state.model = threading.Lock(), str(log), 0, HashEmbeddings()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), embedserver.make_handler(state))
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv
+
+
+def crashed(home, proc, sent):
+    """A crash: an exit by a signal other than the one sent, or a fatal error in the log."""
+    log = home.logs()
+    rc = proc.returncode
+    if rc is not None and rc < 0 and -rc != sent:
+        return f"exited by signal {-rc}"
+    for mark in ("Fatal error", "Illegal instruction", "Segmentation fault", "core dumped"):
+        if mark in log:
+            return f"{mark!r} in the log: {log[-600:]}"
+    return None
+
+
+def signal_soak(workdir: pathlib.Path, rng, trials):
+    """SIGTERM (must exit 0 within 2 s) and SIGKILL at random moments of first scans, rescans after
+    edits, review rounds and embedding batches; at the end, nothing lost and nothing done twice."""
+    from fakellm import FakeLLM
+    import signal as sig
+    row = Row("SIGTERM and SIGKILL at random moments (scans, rounds, embedding batches)")
+    fake = FakeLLM().start()
+    embeds = start_embed_server(workdir / "embed.jsonl")
+    try:
+        proj = workdir / "soak"
+        proj.mkdir(parents=True, exist_ok=True)
+        home = Home(workdir / "home-soak", config={
+            **fake.config("anthropic"),
+            "review": {"auto": False, "max_concurrent": 2, "quiet_seconds": 0.2, "stall_seconds": 5,
+                       "request_timeout_seconds": 60, "daily_budget_usd": 1000},
+            "embeddings": {"provider": "ollama", "base_url": f"http://127.0.0.1:{embeds.server_address[1]}"},
+        })
+
+        def reply():
+            items = [{"advisor_id": "editor", "type": "rephrase", "original_text": "The cat sat on the mat",
+                      "suggested_text": "The cat lounged on the mat", "reasoning": "livelier", "priority": 1,
+                      "confidence": 0.8}]
+            return fake.suggestions(items, delay=rng.uniform(0.1, 1.0), chunk=6)
+
+        fake.default("anthropic", reply())
+        env = fake.env()
+        n_docs = 1500 if trials <= 6 else 3000
+        soak_corpus(proj, rng, n_docs)
+        queued = {}
+        for trial in range(trials):
+            if trial % 3 == 0 and trial:
+                # A new first scan: the data folder and the sidecars go.
+                shutil.rmtree(home.data, ignore_errors=True)
+                shutil.rmtree(proj / ".tk", ignore_errors=True)
+                queued.clear()
+            proc = home.start(proj, env=env)
+            # Sometimes a round to interrupt (once the agent has settled the note's sidecar).
+            if rng.random() < 0.4:
+                try:
+                    home.wait_idle(timeout=300)
+                    rel = f"note-{trial}.md"
+                    (proj / rel).write_text(DOC.format(n=trial, marker=f"s{trial}x{rng.randrange(10**6)}"))
+                    wait_for(lambda: read_sidecar(proj, rel.encode()) is not None, timeout=60,
+                             what=f"sidecar of {rel}", check=home.check_alive)
+                    if home.run("review", proj / rel, "--now", env=env, timeout=60).returncode == 0:
+                        queued[rel] = True
+                except Failure as e:
+                    row.losses += 1
+                    row.notes.append(f"trial {trial}: {e}")
+            # From the moment it runs (a signal while the process image loads, before any code of
+            # ours, ends it by the default action: nothing has started then).
+            try:
+                wait_for(lambda: home.status().get("running"), timeout=60, what="the agent to start", interval=0.05,
+                         check=home.check_alive)
+            except Failure as e:
+                row.losses += 1
+                row.notes.append(f"trial {trial}: {e}")
+            time.sleep(rng.uniform(0.0, 3.0))
+            if not home.alive():
+                row.losses += 1
+                row.notes.append(f"trial {trial}: the agent exited by itself: {home.logs()[-500:]}")
+                continue
+            which = rng.choice([sig.SIGTERM, sig.SIGTERM, sig.SIGINT, sig.SIGKILL])
+            t0 = time.time()
+            proc.send_signal(which)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            took = time.time() - t0
+            row.trials += 1
+            why = crashed(home, proc, which)
+            if why:
+                row.losses += 1
+                row.notes.append(f"trial {trial} ({which.name}): crash: {why}")
+            elif which != sig.SIGKILL and (proc.returncode != 0 or took > 2.0):
+                row.losses += 1
+                row.notes.append(f"trial {trial} ({which.name}): exit {proc.returncode} after {took:.2f} s")
+            random_edits(proj, rng, rng.randrange(0, 8))
+        # The last start finishes everything: index, sidecars, rounds, embeddings.
+        home.start(proj, env=env)
+
+        def settled():
+            home.check_alive()
+            s = home.status()
+            q, e = s.get("queue", {}), s.get("embeddings") or {}
+            return (s.get("running") and s.get("index", {}).get("pending", 1) == 0
+                    and q.get("queued", 1) == 0 and q.get("running", 1) == 0 and q.get("waiting", 1) == 0
+                    and e.get("state") == "idle" and e.get("pending", 1) == 0)
+        try:
+            wait_for(settled, timeout=600, what="the index, the rounds and the embeddings to settle")
+        except Failure as e:
+            row.losses += 1
+            row.notes.append(str(e))
+        t0 = time.time()
+        home.stop()
+        if home.agent.returncode != 0 or time.time() - t0 > 2.0:
+            row.losses += 1
+            row.notes.append(f"final stop: exit {home.agent.returncode} after {time.time() - t0:.2f} s")
+        for rel in queued:
+            s = read_sidecar(proj, rel.encode()) or {}
+            done = [x for x in s.get("rounds", []) if x.get("status") == "done"]
+            if os.path.exists(proj / rel) and len(done) != 1:
+                row.losses += 1
+                row.notes.append(f"{rel}: rounds {[(x.get('id'), x.get('status')) for x in s.get('rounds', [])]}")
+        # Every document has its retrieval passages for its indexed content (the embeddings of
+        # those passages are what `settled` waited for: none pending).
+        con = sqlite3.connect(f"file:{home.db}?mode=ro", uri=True, timeout=30)
+        try:
+            missing = con.execute("SELECT count(*) FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id "
+                                  "WHERE r.document_id IS NULL OR r.sha256 != c.sha256").fetchone()[0]
+        finally:
+            con.close()
+        if missing:
+            row.losses += missing
+            row.notes.append(f"{missing} documents without their passages")
+        losses, notes = compare_index(home, proj)
+        row.losses += losses
+        row.notes += notes
+        row.notes.append(f"{len(queued)} rounds queued, {n_docs} generated documents")
+    finally:
+        fake.stop()
+        embeds.shutdown()
     return row

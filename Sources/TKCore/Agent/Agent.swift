@@ -9,11 +9,16 @@ public struct AgentOptions: Sendable {
     /// The projects named on the command line; empty means the configured ones, else the cwd.
     public var explicitProjects: [PathBytes]
     public var environment: [String: String]
+    /// Told where each whole-project scan stands (documents done of total; nil when it ended), from
+    /// the indexing thread: `run` draws a progress line with it on a terminal.
+    public var scanProgress: (@Sendable (PathBytes, ScanProgress.Entry?) -> Void)?
 
-    public init(paths: Paths, explicitProjects: [PathBytes], environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(paths: Paths, explicitProjects: [PathBytes], environment: [String: String] = ProcessInfo.processInfo.environment,
+                scanProgress: (@Sendable (PathBytes, ScanProgress.Entry?) -> Void)? = nil) {
         self.paths = paths
         self.explicitProjects = explicitProjects
         self.environment = environment
+        self.scanProgress = scanProgress
     }
 }
 
@@ -60,6 +65,26 @@ public actor Agent {
     var extensionStatus: StatusSnapshot?
     /// Work runs here so that long rescans never block the cooperative pool.
     let workQueue = DispatchQueue(label: "tk-agent.index")
+    /// Set when the agent stops: the scan in progress drops what it has not committed.
+    let stop = StopFlag()
+    /// Where the current whole-project scans stand (for `status` and the progress line).
+    let scans: ScanProgress
+    /// Desktop notifications to show, in order, by the notification service.
+    let notifications: AsyncStream<DesktopNotification>
+    /// Whole projects to go through again after a pause (a full disk, a failed index), by the
+    /// indexing service.
+    let retries: AsyncStream<Pending>
+    let retryContinuation: AsyncStream<Pending>.Continuation
+    /// Asks the passage service for a backfill (after a big scan).
+    let backfills: AsyncStream<Void>
+    let backfillContinuation: AsyncStream<Void>.Continuation
+
+    /// A desktop notification: title, body, the document's absolute path.
+    struct DesktopNotification: Sendable {
+        var title: String
+        var body: String
+        var document: String
+    }
     /// The watcher and the settler of the current run (set by `run`).
     var watcher: TreeWatcher?
     var settler: Settler<Pending>?
@@ -71,12 +96,27 @@ public actor Agent {
         let loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
         let nudge = StatusNudge()
         self.database = db
-        self.indexer = Indexer(database: db, logger: logger)
         self.startedAt = Date()
         self.loaded = loaded
         self.nudge = nudge
-        let environment = options.environment
-        let notifications = loaded.config.notifications
+        var indexer = Indexer(database: db, logger: logger)
+        // Batches bounded by bytes keep the peak flat, and one batch is what a stop waits for.
+        indexer.batchSize = 128
+        indexer.batchBytes = 512 << 10
+        self.indexer = indexer
+        let (notifications, notify) = AsyncStream<DesktopNotification>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        self.notifications = notifications
+        let retryPair = AsyncStream<Pending>.makeStream()
+        self.retries = retryPair.stream
+        self.retryContinuation = retryPair.continuation
+        let backfillPair = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.backfills = backfillPair.stream
+        self.backfillContinuation = backfillPair.continuation
+        let onScan = options.scanProgress
+        self.scans = ScanProgress { root, entry in
+            nudge.nudge()
+            onScan?(root, entry)
+        }
         let observers = DocumentObservers()
         self.documentObservers = observers
         let catalog = AdvisorCatalog.load(paths: options.paths)
@@ -84,9 +124,7 @@ public actor Agent {
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
             catalog: catalog, observers: observers,
             resolver: DocumentResolver(paths: options.paths, environment: options.environment, catalog: catalog),
-            notify: { title, body, document in
-                Task { await Notifier(settings: notifications, environment: environment, logger: logger).notify(title: title, body: body, document: document) }
-            })
+            notify: { title, body, document in notify.yield(DesktopNotification(title: title, body: body, document: document)) })
         self.extensions = makeAgentExtensions(
             paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge, observers: observers)
         if let recovered { globalProblems.append(recovered) }
@@ -101,8 +139,10 @@ public actor Agent {
     }
 
     /// The agent's parts as services for one `ServiceGroup` (`AgentServices.swift`): status,
-    /// extensions (the review queue), signals, indexing with the document pipeline, watching. The
-    /// group starts them in this order and stops them in the reverse one.
+    /// notifications, extensions (the review queue, embeddings), passages, signals, indexing with
+    /// the document pipeline, watching. The group starts them in this order and stops them in the
+    /// reverse one; each stops taking work at once and ends what it is doing (a batch) or drops it
+    /// for the next start, so that nothing runs once the group has returned.
     public func services() throws -> [any Service] {
         let paths = options.paths
         let environment = options.environment
@@ -122,9 +162,14 @@ public actor Agent {
         markStatusDirty()
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
         var list: [any Service] = [StatusService(agent: self, nudge: nudge, writer: StatusWriter(paths: paths))]
+        list.append(NotificationService(
+            notifications: notifications,
+            notifier: Notifier(settings: loaded.config.notifications, environment: environment, logger: logger)))
         list += extensions.map { ExtensionService(agentExtension: $0) }
+        list.append(PassageService(database: database, requests: backfills, finish: { [backfillContinuation] in backfillContinuation.finish() }))
         list.append(SignalService(agent: self, watcher: watcher, signals: signals, extensions: extensions))
-        list.append(IndexService(agent: self, settler: settler, database: database))
+        list.append(IndexService(agent: self, settler: settler, database: database, stop: stop, retries: retries,
+                                 finishRetries: { [retryContinuation] in retryContinuation.finish() }, backfill: { [backfillContinuation] in backfillContinuation.yield() }))
         list.append(WatchService(agent: self, watcher: watcher, settler: settler))
         return list
     }
@@ -285,19 +330,29 @@ public actor Agent {
             let refresh = refreshRoots.contains(root)
             let paths = options.paths
             let settler = self.settler
-            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange], Set<FaultRecovery.DiskFault>), any Error> = await offload {
+            let stop = self.stop
+            let scans = self.scans
+            let whole = scopes.contains(.folder(PathBytes([])))
+            let lanes = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            if stop.isSet { break }
+            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange], Set<FaultRecovery.DiskFault>, Bool), any Error> = await offload {
                 var sidecarProblems: [PathBytes: String?] = [:]
                 var diskFaults = Set<FaultRecovery.DiskFault>()
                 var all: [IndexedChange] = []
+                var report = IndexReport()
+                var stopped = false
                 // The project's inputs (configuration, dictionary, names) as its files say now: a
                 // document whose recorded derivation key differs is derived again.
                 let project = pipeline.resolver.project(root, watched: true)
-                let report = try indexer.sync(
+                do {
+                report = try indexer.sync(
                     root: root, projectID: state.id, scopes: scopes, filter: state.filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
-                    stale: pipeline.staleDerivations(project: project), progress: nil
+                    stale: pipeline.staleDerivations(project: project), progress: nil,
+                    documents: whole ? SyncCounts { done, total in scans.update(root, done: done, total: total) } : nil,
+                    stop: stop, passagesInBulk: true
                 ) { changes in
-                    for (k, v) in pipeline.apply(changes, project: project, diskFaults: &diskFaults) { sidecarProblems[k] = v }
+                    for (k, v) in pipeline.apply(changes, project: project, diskFaults: &diskFaults, lanes: lanes, stop: stop) { sidecarProblems[k] = v }
                     ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
@@ -306,25 +361,31 @@ public actor Agent {
                         return true
                     }.map(\.indexed))
                 }
-                if scopes.contains(.folder(PathBytes([]))) {
+                } catch is CancellationError {
+                    // Stopping: the committed batches went through the pipeline; the rest is the
+                    // next start's (changed or stale documents).
+                    stopped = true
+                }
+                if whole && !stopped {
                     for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
                 }
                 // A change of the project-wide inputs (a name used a third time, the dictionary):
                 // the whole project is gone through again, and the documents whose key changed re-derived.
-                if report.updated + report.deleted > 0, pipeline.resolver.project(root).key != project.key {
+                if !stopped, report.updated + report.deleted > 0, pipeline.resolver.project(root).key != project.key {
                     settler?.touch(.folder(root: root, relative: PathBytes([])))
                 }
-                return (report, sidecarProblems, all, diskFaults)
+                return (report, sidecarProblems, all, diskFaults, stopped)
             }
             switch outcome {
-            case .success(let (report, sidecarProblems, changes, diskFaults)):
+            case .success(let (report, sidecarProblems, changes, diskFaults, stopped)):
                 if !changes.isEmpty {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
+                for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
+                if stopped { break }
                 for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
-                for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
-                if !diskFaults.isEmpty { Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.refresh(root: root)) } }
+                if !diskFaults.isEmpty { retryContinuation.yield(.refresh(root: root)) }
                 projects[root]?.problems[.index] = nil
                 if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
                 // Documents read and parsed, new or again (sidecars derived after `index`): either
@@ -338,13 +399,15 @@ public actor Agent {
             case .failure(let error):
                 projects[root]?.problems[.index] = FaultRecovery.indexProblem(error, dataDirectory: options.paths.dataDirectory)
                 // Try the whole project again soon: the disk may have room again, the folder may be writable.
-                Task { [settler] in try? await Task.sleep(for: FaultRecovery.retryDelay); settler?.touch(.folder(root: root, relative: PathBytes([]))) }
+                retryContinuation.yield(.folder(root: root, relative: PathBytes([])))
                 logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
             }
         }
         if let counts = try? database.counts() {
             for (root, n) in counts.perProject where projects[root] != nil { projects[root]?.documents = n }
         }
+        // The scans are over: the counts above take over from their progress.
+        for root in byRoot.keys { scans.finish(root) }
         markStatusDirty()
         return big
     }
@@ -379,14 +442,27 @@ public actor Agent {
         let journeys = (try? database.journeySummary()) ?? [:]
         let projectList = projects.keys.sorted().compactMap { root -> StatusSnapshot.Project? in
             guard let s = projects[root] else { return nil }
-            return .init(path: root.display, documents: s.documents, watching: s.watching,
+            return .init(path: root.display, documents: scans.entry(root)?.done ?? s.documents, watching: s.watching,
                          problems: s.problems.keys.sorted().compactMap { s.problems[$0] }, journey: journeys[root])
         }
-        let total = projects.values.reduce(0) { $0 + $1.documents }
+        // A project being scanned whole counts its documents done of those in scope; the others,
+        // what the index holds. A first scan not started yet counts as one pending item.
+        var done = 0, total = 0, remaining = 0
+        for (root, s) in projects {
+            if let scan = scans.entry(root) {
+                done += scan.done
+                total += scan.total
+                remaining += max(0, scan.total - scan.done)
+            } else {
+                done += s.documents
+                total += s.documents
+                if awaitingFirstScan.contains(root) { remaining += 1 }
+            }
+        }
         var snap = StatusSnapshot(
             running: true, pid: getpid(), uptimeS: Int(now.timeIntervalSince(startedAt)),
             startedAt: RFC3339.string(startedAt), updatedAt: RFC3339.string(now), projects: projectList,
-            index: .init(documents: total, pending: pendingCount + awaitingFirstScan.count), problems: globalProblems + loaded.problems)
+            index: .init(documents: done, total: total, pending: pendingCount + remaining), problems: globalProblems + loaded.problems)
         snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
         return snap
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -27,41 +28,121 @@ struct WatchService: Service {
 }
 
 /// Indexing and the document pipeline: each settled batch is indexed, then goes through the
-/// pipeline and the document owner (quick heuristics, journey, sidecar, journey rows).
+/// pipeline and the document owner (quick heuristics, journey, sidecar, journey rows). Projects to
+/// go through again after a pause (a full disk) wait here, as child tasks, cancelled with it.
+///
+/// On shutdown the settler stops releasing work and the stop flag is set: the scan in progress
+/// finishes the batch it is writing and drops the rest, which the next start does.
 struct IndexService: Service {
     let agent: Agent
     let settler: Settler<Agent.Pending>
     let database: AppDatabase
+    let stop: StopFlag
+    let retries: AsyncStream<Agent.Pending>
+    let finishRetries: @Sendable () -> Void
+    /// Asks the passage service for a backfill.
+    let backfill: @Sendable () -> Void
 
     func run() async throws {
         let settler = self.settler
+        let stop = self.stop
+        let finishRetries = self.finishRetries
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                for await batch in settler.released {
-                    if await agent.process(batch) {
-                        // A big scan freed a lot of memory in small pieces; give it back to the system
-                        // rather than keep the peak as the idle size for months.
-                        database.releaseMemory()
-                        releaseFreedMemory()
-                        // A bulk load leaves the retrieval passages for later (`Indexer.sync`): written
-                        // here, beside the indexing of further saves, then the memory given back again.
-                        let database = self.database
-                        Task.detached(priority: .background) {
-                            let n = PassageBackfill.run(database: database)
-                            if n > 0 {
-                                database.releaseMemory()
-                                releaseFreedMemory()
+                await withDiscardingTaskGroup { group in
+                    let retries = self.retries
+                    group.addTask {
+                        await withDiscardingTaskGroup { waits in
+                            for await item in retries {
+                                waits.addTask {
+                                    guard (try? await Task.sleep(for: FaultRecovery.retryDelay)) != nil else { return }
+                                    settler.touch(item)
+                                }
                             }
+                            waits.cancelAll()
                         }
                     }
-                    await agent.setPending(settler.pendingCount)
+                    for await batch in settler.released {
+                        if await agent.process(batch), !stop.isSet {
+                            // A big scan freed a lot of memory in small pieces; give it back to the system
+                            // rather than keep the peak as the idle size for months.
+                            database.releaseMemory()
+                            releaseFreedMemory()
+                            // Documents of an older index may still lack their retrieval passages.
+                            backfill()
+                        }
+                        await agent.setPending(settler.pendingCount)
+                    }
+                    finishRetries()
                 }
             } onGracefulShutdown: {
+                stop.set()
                 settler.finish()
+                finishRetries()
             }
         } onCancel: {
+            stop.set()
             settler.finish()
+            finishRetries()
         }
+    }
+}
+
+/// Retrieval passages of documents that have none (an index made before retrieval, or a bulk load
+/// by `tk-agent index`), written after the agent's big scans, off the indexing thread; stops
+/// between files when the agent does.
+struct PassageService: Service {
+    let database: AppDatabase
+    let requests: AsyncStream<Void>
+    let finish: @Sendable () -> Void
+
+    func run() async throws {
+        let stop = StopFlag()
+        let finish = self.finish
+        let database = self.database
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                for await _ in requests {
+                    if stop.isSet { break }
+                    let n = await runBlocking { PassageBackfill.run(database: database, stop: stop) }
+                    if n > 0 && !stop.isSet {
+                        database.releaseMemory()
+                        releaseFreedMemory()
+                    }
+                }
+            } onGracefulShutdown: {
+                stop.set()
+                finish()
+            }
+        } onCancel: {
+            stop.set()
+            finish()
+        }
+    }
+}
+
+/// Desktop notifications, one at a time, in order. On shutdown those not shown yet are dropped.
+struct NotificationService: Service {
+    let notifications: AsyncStream<Agent.DesktopNotification>
+    let notifier: Notifier
+
+    func run() async throws {
+        let notifications = self.notifications
+        let notifier = self.notifier
+        await cancelWhenGracefulShutdown {
+            for await n in notifications {
+                if Task.isCancelled { break }
+                _ = await notifier.notify(title: n.title, body: n.body, document: n.document)
+            }
+        }
+        try? await gracefulShutdown()
+    }
+}
+
+/// Runs blocking work on a thread of its own and waits for it (the cooperative pool is not blocked).
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    await withCheckedContinuation { cont in
+        DispatchQueue.global(qos: .utility).async { cont.resume(returning: body()) }
     }
 }
 

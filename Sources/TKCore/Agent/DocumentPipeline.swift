@@ -55,20 +55,23 @@ public struct DocumentPipeline: Sendable {
         return apply(changes, project: project, diskFaults: &faults)
     }
 
+    /// - Parameter lanes: documents derived at once (on as many threads): each document is its own
+    ///   sidecar and its own lock; the journey rows of the batch are recorded together after.
+    /// - Parameter stop: once set, the documents not derived yet are left as they are: their recorded
+    ///   derivation is not their content's, so the next scan derives them (`staleDerivations`).
     func apply(_ changes: [DocumentChange], project: ProjectInputs,
-               diskFaults: inout Set<FaultRecovery.DiskFault>) -> [PathBytes: String?] {
+               diskFaults: inout Set<FaultRecovery.DiskFault>, lanes: Int = 1, stop: StopFlag? = nil) -> [PathBytes: String?] {
         let root = project.root
         var problems: [PathBytes: String?] = [:]
         var records: [DocumentStateStore.Entry] = []
         var saved: [(PathBytes, [UInt8]?, String?, MarkdownDocument, String)] = []
         var written: [(PathBytes, DocumentOwner.Outcome)] = []
+        // Removals and moves first, in order (a moved document is derived under its new name below).
+        var derive: [(rel: PathBytes, doc: MarkdownDocument, sha: String, previousSha: String?, isSave: Bool)] = []
         for change in changes {
             switch change {
             case .updated(let rel, let doc, let sha, let previousSha):
-                let (problem, previous) = update(project: project, rel: rel, doc: doc, sha: sha, records: &records,
-                                                 written: &written, diskFaults: &diskFaults)
-                problems[rel] = problem
-                if previousSha != sha { saved.append((rel, previous, previousSha, doc, sha)) }
+                derive.append((rel, doc, sha, previousSha, previousSha != sha))
             case .deleted(let rel, _):
                 do {
                     try owner.removed(project: root, document: rel)
@@ -82,9 +85,41 @@ public struct DocumentPipeline: Sendable {
                 do { try owner.moved(project: root, from: from, to: to) } catch {
                     logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
                 }
-                problems[to] = update(project: project, rel: to, doc: doc, sha: sha, records: &records,
-                                      written: &written, diskFaults: &diskFaults).0
+                derive.append((to, doc, sha, nil, false))
             }
+        }
+        // Each document's derivation, on `lanes` threads; gathered in the batch's order.
+        struct Derived {
+            var problem: String?
+            var previous: [UInt8]?
+            var records: [DocumentStateStore.Entry] = []
+            var written: [(PathBytes, DocumentOwner.Outcome)] = []
+            var faults = Set<FaultRecovery.DiskFault>()
+            var skipped = false
+        }
+        let slots = ResultSlots<Derived>(count: derive.count)
+        let width = max(1, min(lanes, derive.count))
+        let work = derive
+        DispatchQueue.concurrentPerform(iterations: width) { lane in
+            for i in stride(from: lane, to: work.count, by: width) {
+                let d = work[i]
+                var out = Derived()
+                if stop?.isSet == true {
+                    out.skipped = true
+                    slots.set(i, out)
+                    continue
+                }
+                (out.problem, out.previous) = update(project: project, rel: d.rel, doc: d.doc, sha: d.sha,
+                                                     records: &out.records, written: &out.written, diskFaults: &out.faults)
+                slots.set(i, out)
+            }
+        }
+        for (d, out) in zip(derive, slots.values()) where !out.skipped {
+            problems[d.rel] = out.problem
+            records += out.records
+            written += out.written
+            diskFaults.formUnion(out.faults)
+            if d.isSave { saved.append((d.rel, out.previous, d.previousSha, d.doc, d.sha)) }
         }
         // The journey rows of the batch go in one transaction; a failure is every document's problem.
         do { try owner.recordBatch(project: root, records) } catch {

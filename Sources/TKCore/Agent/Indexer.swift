@@ -15,6 +15,12 @@ public struct IndexReport: Sendable {
     public init() {}
 }
 
+/// Told (documents done, documents in scope) as a sync goes (`Indexer.sync`'s `documents`).
+public struct SyncCounts: Sendable {
+    public let report: @Sendable (Int, Int) -> Void
+    public init(_ report: @escaping @Sendable (Int, Int) -> Void) { self.report = report }
+}
+
 /// Brings a project's index in line with the disk: walks, compares fingerprints, reads and parses
 /// what changed (in parallel), and writes in batched transactions.
 public struct Indexer: Sendable {
@@ -49,11 +55,21 @@ public struct Indexer: Sendable {
     ///     settings give (another process indexed them, or a kill came between index and sidecar); they
     ///     are read and reported like `refresh` reports every document.
     ///   - onChanges: called after each batch is committed with the changes it made.
+    ///   - documents: called with (documents done, documents in scope), unchanged ones counting as
+    ///     done, before the first batch and after each one.
+    ///   - stop: checked between batches and, while loading, between files: once set, what is loaded
+    ///     and not committed is dropped and `sync` throws `CancellationError` (every committed batch
+    ///     went through `onChanges`; the next sync finds the rest changed or stale, and does it).
+    ///   - passagesInBulk: split the retrieval passages in a bulk load too (one pass over each file)
+    ///     instead of leaving them to `PassageBackfill`.
     public func sync(
         root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
         refresh: Bool = false,
         stale: (([PathBytes: String], Bool) throws -> Set<PathBytes>)? = nil,
         progress: (@Sendable (Int, Int) -> Void)? = nil,
+        documents: SyncCounts? = nil,
+        stop: StopFlag? = nil,
+        passagesInBulk: Bool = false,
         onChanges: ([DocumentChange]) -> Void = { _ in }
     ) throws -> IndexReport {
         var report = IndexReport()
@@ -99,6 +115,10 @@ public struct Indexer: Sendable {
             for rel in forced.sorted() { if let st = present[rel] { candidates.append((rel, st)) } }
         }
         report.unchanged += unchanged.count - forced.count
+        let alreadyDone = unchanged.count - forced.count
+        let inScope = present.count
+        documents?.report(alreadyDone, inScope)
+        if stop?.isSet == true { throw CancellationError() }
         let gone = known.keys.filter { present[$0] == nil }.sorted()
         // A first index or a big checkout: merge the index once at the end (see `bulkLoad`), and
         // leave the retrieval passages to `PassageBackfill` (the agent runs it after the scan, `ask
@@ -107,8 +127,12 @@ public struct Indexer: Sendable {
         let bulk = changedCount > 2 * batchSize && !refresh
         try database.bulkLoad(if: bulk) {
             try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
-                        maxFileBytes: maxFileBytes, withPassages: !bulk, refresh: refresh, forced: forced, report: &report,
-                        progress: progress, onChanges: onChanges)
+                        maxFileBytes: maxFileBytes, withPassages: !bulk || passagesInBulk, refresh: refresh, forced: forced,
+                        report: &report, stop: stop,
+                        progress: { done, total in
+                            progress?(done, total)
+                            documents?.report(alreadyDone + done, inScope)
+                        }, onChanges: onChanges)
         }
         return report
     }
@@ -117,8 +141,8 @@ public struct Indexer: Sendable {
     private func process(
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
         known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
-        report: inout IndexReport,
-        progress: (@Sendable (Int, Int) -> Void)?, onChanges: ([DocumentChange]) -> Void
+        report: inout IndexReport, stop: StopFlag?,
+        progress: (Int, Int) -> Void, onChanges: ([DocumentChange]) -> Void
     ) throws {
         let total = candidates.count
         var goneBySha: [String: [PathBytes]] = [:]
@@ -126,7 +150,7 @@ public struct Indexer: Sendable {
         var remainingGone = Set(gone)
         var done = 0
         var start = 0
-        progress?(0, total)
+        progress(0, total)
         // Where the batch starting at `from` ends: `batchSize` documents or `batchBytes` of files,
         // whichever comes first, so that a folder of long documents cannot multiply the memory
         // held by the two batches in flight (read bytes, text, passages, compressed versions).
@@ -141,15 +165,21 @@ public struct Indexer: Sendable {
         // While one batch is written (SQLite: one core), the next is read and parsed on the others.
         var nextEnd = batchEnd(start)
         var next = start < total
-            ? Prefetch(root: root, Array(candidates[start..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages)
+            ? Prefetch(root: root, Array(candidates[start..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages, stop: stop)
             : nil
         while start < total || (start == 0 && !remainingGone.isEmpty) {
             let end = nextEnd
             let loaded = next?.wait() ?? []
+            // Stopping: the loaded batch is dropped (the loads check the flag between files, so it
+            // may be partial); nothing of it was committed.
+            if stop?.isSet == true { throw CancellationError() }
             nextEnd = batchEnd(end)
             next = end < total
-                ? Prefetch(root: root, Array(candidates[end..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages)
+                ? Prefetch(root: root, Array(candidates[end..<nextEnd]), maxFileBytes: maxFileBytes, withPassages: withPassages, stop: stop)
                 : nil
+            // The next batch loads while this one is written; it is waited for at the end of the
+            // iteration whatever happens, so that no load outlives the sync.
+            defer { _ = next?.wait() }
             var upserts: [IndexedDocument] = []
             var statOnly: [(PathBytes, FileStat)] = []
             var changes: [DocumentChange] = []
@@ -214,7 +244,7 @@ public struct Indexer: Sendable {
             try database.apply(projectID: projectID, upserts: upserts, statOnly: statOnly, deletions: deletions)
             onChanges(changes)
             done = end
-            progress?(done, total)
+            progress(done, total)
             start = end
             if total == 0 { break }
         }
@@ -232,12 +262,14 @@ public struct Indexer: Sendable {
     }
 
     /// Loads a batch on every core but one: read (bounded), hash, parse.
-    static func load(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool = true) -> [Loaded] {
+    static func load(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool = true,
+                     stop: StopFlag? = nil) -> [Loaded] {
         let results = ResultSlots<Loaded>(count: items.count)
         // One core is left to the writer, which runs at the same time (see `Prefetch`).
         let workers = max(1, min(items.count, ProcessInfo.processInfo.activeProcessorCount - 1))
         DispatchQueue.concurrentPerform(iterations: workers) { w in
             for i in stride(from: w, to: items.count, by: workers) {
+                if stop?.isSet == true { return }
                 let (rel, st) = items[i]
                 results.set(i, loadOne(root: root, rel: rel, stat: st, maxFileBytes: maxFileBytes, withPassages: withPassages))
             }
@@ -331,9 +363,9 @@ final class Prefetch: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
-    init(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool) {
+    init(root: PathBytes, _ items: [(PathBytes, FileStat)], maxFileBytes: Int, withPassages: Bool, stop: StopFlag? = nil) {
         DispatchQueue.global(qos: .utility).async { [self] in
-            loaded = Indexer.load(root: root, items, maxFileBytes: maxFileBytes, withPassages: withPassages)
+            loaded = Indexer.load(root: root, items, maxFileBytes: maxFileBytes, withPassages: withPassages, stop: stop)
             done.signal()
         }
     }

@@ -14,9 +14,28 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
             self.journey = journey
         }
     }
+    /// The index: `documents` done of `total` while a scan of a whole project runs (the same
+    /// number otherwise), `pending` the documents and changes still to go through.
     public struct Index: Codable, Sendable, Equatable {
         public var documents: Int
+        public var total: Int
         public var pending: Int
+
+        public init(documents: Int, total: Int? = nil, pending: Int) {
+            self.documents = documents
+            self.total = total ?? documents
+            self.pending = pending
+        }
+
+        enum CodingKeys: String, CodingKey { case documents, total, pending }
+
+        public init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            documents = try c.decode(Int.self, forKey: .documents)
+            // A status written by an older agent has no total.
+            total = try c.decodeIfPresent(Int.self, forKey: .total) ?? documents
+            pending = try c.decode(Int.self, forKey: .pending)
+        }
     }
     public struct Queue: Codable, Sendable, Equatable {
         public var queued = 0
@@ -101,7 +120,11 @@ public struct StatusSnapshot: Codable, Sendable, Equatable {
         } else {
             lines.append("\(bold("tk-agent \(version)")): not running — index facts below (start it with `tk-agent run`)")
         }
-        lines.append("Index: \(index.documents) documents\(index.pending > 0 ? ", \(index.pending) pending" : "")")
+        if index.total > index.documents {
+            lines.append("Index: scanning, \(index.documents) of \(index.total) documents, \(index.pending) pending")
+        } else {
+            lines.append("Index: \(index.documents) documents\(index.pending > 0 ? ", \(index.pending) pending" : "")")
+        }
         if projects.isEmpty { lines.append("Projects: none (add one with `tk-agent watch add PATH`)") }
         for p in projects {
             let state = running ? (p.watching ? "watching" : "not watching") : "idle"

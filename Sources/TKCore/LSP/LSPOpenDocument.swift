@@ -22,6 +22,11 @@ struct LSPOpenDocument: Sendable {
     var knownSuggestionIDs: Set<String> = []
     var sidecarStamp: [Int64]?
     var diagnostics: [JSONValue] = []
+    /// Each diagnostic of `diagnostics` as JSON bytes, for the push (`publishBody`).
+    var diagnosticBytes: [[UInt8]] = []
+    /// The diagnostics of the last lint by what they show: a keystroke changes few of them, and
+    /// the others are not built and encoded again (on a whole novel, thousands).
+    var diagnosticCache: [DiagnosticKey: (JSONValue, [UInt8])] = [:]
     /// The buffer version the last push described.
     var publishedVersion: Int?
     var resultID = 0
@@ -129,6 +134,8 @@ struct LSPOpenDocument: Sendable {
         config = loaded
         let limit = settings.maxFileBytes ?? max(1, loaded.config.watch.maxFileBytes)
         var out: [JSONValue] = []
+        var outBytes: [[UInt8]] = []
+        var cache: [DiagnosticKey: (JSONValue, [UInt8])] = [:]
         if buffer.bytes.count > limit {
             tooBig = buffer.bytes.count
             findings = []
@@ -149,15 +156,30 @@ struct LSPOpenDocument: Sendable {
             let options = settings.options(resolved.heuristics)
             findings = linter.findings(buffer.bytes, options: options, fileName: fileName, project: project.words)
             out.reserveCapacity(findings.count + pending.count)
+            outBytes.reserveCapacity(findings.count + pending.count)
+            cache.reserveCapacity(findings.count)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }
+                let range = buffer.range(f.start..<f.end, encoding: encoding)
+                let key = DiagnosticKey(range: range, severity: sev, rule: f.rule, category: f.category.rawValue,
+                                        message: f.message, replacements: f.replacements)
+                if let hit = cache[key] ?? diagnosticCache[key] {
+                    out.append(hit.0)
+                    outBytes.append(hit.1)
+                    cache[key] = hit
+                    continue
+                }
                 var data: [String: JSONValue] = ["kind": "finding", "rule": .string(f.rule), "category": .string(f.category.rawValue)]
                 if !f.replacements.isEmpty { data["replacements"] = .array(f.replacements.map { .string($0) }) }
-                out.append([
-                    "range": buffer.range(f.start..<f.end, encoding: encoding).json,
+                let d: JSONValue = [
+                    "range": range.json,
                     "severity": .int(sev), "source": "tk-agent", "code": .string(f.rule),
                     "message": .string(f.message), "data": .object(data),
-                ])
+                ]
+                let bytes = d.wireBytes
+                out.append(d)
+                outBytes.append(bytes)
+                cache[key] = (d, bytes)
             }
         }
         if settings.showSuggestions {
@@ -165,18 +187,42 @@ struct LSPOpenDocument: Sendable {
                 guard let r = anchor(s) else { continue }
                 let advisor = actions.advisorName(s.advisorId)
                 let rewrite = s.suggestedText.isEmpty ? "remove “\(Self.short(s.originalText))”" : "“\(Self.short(s.suggestedText))”"
-                out.append([
+                let d: JSONValue = [
                     "range": buffer.range(r, encoding: encoding).json,
                     "severity": 3, "source": "tk-agent", "code": "suggestion",
                     "message": .string("The \(advisor) suggests (\(s.type.rawValue), priority \(s.priority)): \(rewrite)"),
                     "data": ["kind": "suggestion", "id": .string(s.id)],
-                ])
+                ]
+                out.append(d)
+                outBytes.append(d.wireBytes)
             }
         }
-        guard out != diagnostics else { return false }
+        if tooBig != nil { outBytes = out.map(\.wireBytes) }
+        diagnosticCache = cache
+        // The bytes say all the JSON values say (one comparison of flat arrays, not of trees).
+        guard outBytes != diagnosticBytes else { return false }
         diagnostics = out
+        diagnosticBytes = outBytes
         resultID += 1
         return true
+    }
+
+    /// The `params` of a `publishDiagnostics` for this document, encoded (keys sorted, as
+    /// `JSONValue.wireBytes` writes them) from the cached bytes of each diagnostic.
+    func publishParamsBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(diagnosticBytes.reduce(64 + uri.utf8.count) { $0 + $1.count + 1 })
+        out += Array(#"{"diagnostics":["#.utf8)
+        for (i, d) in diagnosticBytes.enumerated() {
+            if i > 0 { out.append(44) }
+            out += d
+        }
+        out += Array(#"],"uri":"#.utf8)
+        out += JSONValue.string(uri).wireBytes
+        out += Array(#","version":"#.utf8)
+        out += JSONValue.int(version).wireBytes
+        out.append(125)
+        return out
     }
 
     static func short(_ s: String, max: Int = 120) -> String {
@@ -192,4 +238,14 @@ struct LSPOpenDocument: Sendable {
         guard end > 0 else { return TKBlock() }
         return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk
     }
+}
+
+/// What a diagnostic of a finding shows: equal keys give the same JSON.
+struct DiagnosticKey: Hashable, Sendable {
+    var range: LSPRange
+    var severity: Int
+    var rule: String
+    var category: String
+    var message: String
+    var replacements: [String]
 }

@@ -22,7 +22,12 @@ public final class LSPOutput: Sendable {
     }
 
     public func send(_ message: JSONValue) {
-        let framed = LSPFramer.frame(message.wireBytes)
+        send(body: message.wireBytes)
+    }
+
+    /// Sends a message already encoded.
+    func send(body: [UInt8]) {
+        let framed = LSPFramer.frame(body)
         sink.withLock { $0(framed) }
     }
 }
@@ -261,10 +266,13 @@ public actor LSPServer {
 
     func publish(_ uri: String) {
         guard let doc = documents[uri] else { return }
-        var params: [String: JSONValue] = ["uri": .string(uri), "diagnostics": .array(doc.diagnostics)]
-        params["version"] = .int(doc.version)
         documents[uri]?.publishedVersion = doc.version
-        output.send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": .object(params)])
+        // The message with its keys sorted, as `JSONValue.wireBytes` writes them; the diagnostics
+        // from their cached bytes.
+        var body = Array(#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"#.utf8)
+        body += doc.publishParamsBytes()
+        body.append(125)
+        output.send(body: body)
     }
 
     func pullDiagnostics(_ params: JSONValue) throws -> JSONValue {

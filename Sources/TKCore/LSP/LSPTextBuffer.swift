@@ -6,7 +6,7 @@ public enum LSPPositionEncoding: String, Sendable {
 }
 
 /// An LSP position: 0-based line, 0-based character in the negotiated encoding.
-public struct LSPPosition: Sendable, Equatable, Comparable {
+public struct LSPPosition: Sendable, Hashable, Comparable {
     public var line: Int
     public var character: Int
     public init(line: Int, character: Int) { self.line = line; self.character = character }
@@ -23,7 +23,7 @@ public struct LSPPosition: Sendable, Equatable, Comparable {
     }
 }
 
-public struct LSPRange: Sendable, Equatable {
+public struct LSPRange: Sendable, Hashable {
     public var start: LSPPosition
     public var end: LSPPosition
     public init(start: LSPPosition, end: LSPPosition) { self.start = start; self.end = end }

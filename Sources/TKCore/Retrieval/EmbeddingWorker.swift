@@ -70,15 +70,21 @@ public actor EmbeddingWorker: AgentExtension {
     public func run() async {
         let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         wakeUp = continuation
-        // Wakes the loop at least every 30 s (a provider that came up, a budget that reset).
-        let ticker = Task { while !Task.isCancelled { try? await Task.sleep(nanoseconds: 30_000_000_000); continuation.yield() } }
-        defer { ticker.cancel(); continuation.finish() }
-        var iterator = stream.makeAsyncIterator()
-        while !Task.isCancelled {
-            await pass()
-            guard await iterator.next() != nil else { break }
-            // Let a burst of saves settle before embedding what they changed.
-            try? await Task.sleep(nanoseconds: 200_000_000)
+        defer { continuation.finish() }
+        // Every piece of work is a child of this task: cancelled with it (the agent stops), waited for.
+        await withDiscardingTaskGroup { group in
+            // Wakes the loop at least every 30 s (a provider that came up, a budget that reset).
+            group.addTask {
+                while (try? await Task.sleep(for: .seconds(30))) != nil { continuation.yield() }
+            }
+            var iterator = stream.makeAsyncIterator()
+            while !Task.isCancelled {
+                await pass()
+                guard await iterator.next() != nil else { break }
+                // Let a burst of saves settle before embedding what they changed.
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+            group.cancelAll()
         }
     }
 
@@ -107,7 +113,8 @@ public actor EmbeddingWorker: AgentExtension {
             s.state = "embedding"
             set(s)
         }
-        backfill()
+        await backfill()
+        if Task.isCancelled { return }
         guard let client else { return }
         do {
             try await embedPending(client)
@@ -121,7 +128,11 @@ public actor EmbeddingWorker: AgentExtension {
     }
 
     /// Documents indexed before passages existed get theirs from the file (when it still matches).
-    func backfill() { _ = PassageBackfill.run(database: database) }
+    /// Stops between files when the agent does (the task is cancelled).
+    func backfill() async {
+        let database = self.database
+        await StopFlag.whileRunning { stop in _ = PassageBackfill.run(database: database, stop: stop) }
+    }
 
     func projectConfiguration(_ projectID: Int64) -> Configuration {
         if let c = projectConfigs[projectID] { return c }

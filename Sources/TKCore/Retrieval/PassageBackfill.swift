@@ -7,18 +7,20 @@ import Synchronization
 /// made by a version without retrieval, or out of step. Read from the file when it still has the
 /// indexed content; a document that changed since waits for its own save.
 ///
-/// Runs after the agent's big scans (in the background), and before `ask --project` and
-/// `search --hybrid` answer.
+/// Runs after the agent's big scans (its passage service), in its embedding pass, and before `ask
+/// --project` and `search --hybrid` answer.
 public enum PassageBackfill {
     private static let running = Mutex(false)
 
     /// - Parameter batch: documents written per transaction (one FTS5 segment each).
-    /// - Returns: how many documents got their passages.
-    @discardableResult
     /// - Parameter announce: told how many documents are missing passages before any is written
     ///   (a command says so when it is many: the first question after a large index waits for them).
+    /// - Parameter stop: checked between files; once set, the batch being read is dropped and the
+    ///   run returns (the documents left are still without passages: the next run finds them).
+    /// - Returns: how many documents got their passages.
+    @discardableResult
     public static func run(database: AppDatabase, limit: Int = 100_000, batch: Int = 256,
-                           announce: (Int) -> Void = { _ in }) -> Int {
+                           stop: StopFlag? = nil, announce: (Int) -> Void = { _ in }) -> Int {
         // One at a time in a process (the agent after a big scan, its embedding worker): a second
         // would read and split the same documents again.
         let started = running.withLock { busy -> Bool in
@@ -35,13 +37,14 @@ public enum PassageBackfill {
         var done = 0
         var start = 0
         let lanes = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        while start < missing.count {
+        while start < missing.count, stop?.isSet != true {
             let slice = Array(missing[start..<min(missing.count, start + max(1, batch))])
             start += slice.count
             // Read and split on every core; written in one transaction.
             let slots = ResultSlots<PassageWrite>(count: slice.count)
             DispatchQueue.concurrentPerform(iterations: min(lanes, slice.count)) { lane in
                 for i in stride(from: lane, to: slice.count, by: min(lanes, slice.count)) {
+                    if stop?.isSet == true { return }
                     let m = slice[i]
                     guard case .bytes(let bytes, _) = Indexer.readRegularFile(m.root.appending(m.path), limit: 64 << 20),
                           SHA256Digest.hex(bytes) == m.sha256 else { continue }
@@ -49,6 +52,7 @@ public enum PassageBackfill {
                     slots.set(i, PassageWrite(projectID: m.projectID, path: m.path, sha256: m.sha256, set: PassageSet(document: doc)))
                 }
             }
+            if stop?.isSet == true { break }
             if let n = try? database.writePassages(slots.values()) { done += n }
         }
         return done

@@ -71,7 +71,10 @@ public actor ReviewQueue: AgentExtension {
             let delay = nextDelay()
             await sleep(delay)
         }
-        for task in tasks.values { task.cancel() }
+        // The rounds in flight stop (each puts itself back in the queue) before the agent exits.
+        let running = Array(tasks.values)
+        for task in running { task.cancel() }
+        for task in running { await task.value }
     }
 
     public func wake() async {

@@ -209,15 +209,20 @@ extension AppDatabase {
         try writer.write { db in
             for t in tables { try db.execute(sql: "INSERT INTO \(t)(\(t), rank) VALUES('automerge', 0)") }
         }
+        // A load cut short by a stop only turns merging back on (the optimize would hold the stop up).
+        var optimize = true
         defer {
             try? writer.write { db in
                 for t in tables {
                     try db.execute(sql: "INSERT INTO \(t)(\(t), rank) VALUES('automerge', \(Self.defaultAutomerge))")
-                    try db.execute(sql: "INSERT INTO \(t)(\(t)) VALUES('optimize')")
+                    if optimize { try db.execute(sql: "INSERT INTO \(t)(\(t)) VALUES('optimize')") }
                 }
             }
         }
-        return try body()
+        do { return try body() } catch is CancellationError {
+            optimize = false
+            throw CancellationError()
+        }
     }
 
     /// FTS5's default `automerge`.

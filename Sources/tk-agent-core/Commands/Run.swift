@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import Synchronization
 import ServiceLifecycle
 import TKCore
 
@@ -29,6 +30,9 @@ extension TKAgent {
                 return h
             }
             let logger = Logger(label: "tk-agent")
+            // SIGTERM and SIGINT from the first moment: one that comes while the agent starts (before
+            // the service group runs) stops it as cleanly as one that comes later, exit 0.
+            let stopSignals = SignalStream.make([SIGTERM, SIGINT])
             let resolved = Paths.resolve()
             var roots: [PathBytes] = []
             for p in paths {
@@ -42,7 +46,10 @@ extension TKAgent {
             do { lock = try AgentLock.acquire(paths: resolved) } catch { throw CLIError(error.description) }
             let agent: Agent
             do {
-                agent = try Agent(options: AgentOptions(paths: resolved, explicitProjects: roots), logger: logger)
+                // On a terminal, a progress line while a project is scanned whole (as `index` draws).
+                let progress: (@Sendable (PathBytes, ScanProgress.Entry?) -> Void)? =
+                    isatty(STDERR_FILENO) != 0 ? { @Sendable root, entry in ScanProgressLine.shared.show(root, entry) } : nil
+                agent = try Agent(options: AgentOptions(paths: resolved, explicitProjects: roots, scanProgress: progress), logger: logger)
             } catch {
                 throw CLIError("cannot start: \(error)")
             }
@@ -50,12 +57,37 @@ extension TKAgent {
             do { services = try await agent.services() } catch {
                 throw CLIError("cannot start: \(error)")
             }
-            let group = ServiceGroup(
-                services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger)
-            try await group.run()
+            let group = ServiceGroup(services: services, logger: logger)
+            try await withThrowingDiscardingTaskGroup { tasks in
+                tasks.addTask {
+                    var signals = stopSignals.stream.makeAsyncIterator()
+                    if await signals.next() != nil { await group.triggerGracefulShutdown() }
+                }
+                try await group.run()
+                stopSignals.cancel()
+            }
             withExtendedLifetime(lock) {}
         }
+    }
+}
+
+/// The progress line `run` draws on a terminal: at most ten times a second, cleared when a scan ends.
+final class ScanProgressLine: Sendable {
+    static let shared = ScanProgressLine()
+    private let lastDraw = Mutex<ContinuousClock.Instant?>(nil)
+
+    func show(_ root: PathBytes, _ entry: ScanProgress.Entry?) {
+        guard let entry else {
+            lastDraw.withLock { $0 = nil }
+            ProgressBar.finish()
+            return
+        }
+        let now = ContinuousClock.now
+        let due = lastDraw.withLock { last -> Bool in
+            if let l = last, now - l < .milliseconds(100), entry.done < entry.total { return false }
+            last = now
+            return true
+        }
+        if due { ProgressBar.draw(label: "scanning \(root.lastComponent.display)", done: entry.done, total: entry.total) }
     }
 }

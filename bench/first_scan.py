@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The agent's first scan and its stop, beside a baseline binary in the same run.
+
+For each binary: the time from `tk-agent run` to every sidecar of the large corpus (the status
+says idle and `.tk` holds one sidecar a document), the peak RSS (VmHWM) of that scan, the idle RSS
+(VmRSS, RssAnon) 5 s after the first scan of the medium corpus, and SIGTERM sent 3 s and 10 s into
+the first scan of the large corpus: seconds to exit, exit code, and whether stderr shows a crash.
+
+    python3 bench/first_scan.py --baseline /tmp/mainbin/tk-agent [--bin .build/release/tk-agent] [--runs 1]
+
+Corpora: ../shared/corpora/{large,medium}.tar.zst unpacked into /tmp/corpora (done here if missing).
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def corpus(name):
+    folder = pathlib.Path("/tmp/corpora") / name
+    if not folder.is_dir():
+        archive = ROOT.parent / "shared" / "corpora" / f"{name}.tar.zst"
+        if not archive.exists():
+            sys.exit(f"no corpus: {archive} is missing")
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run(f"zstd -dc '{archive}' | tar -x -C /tmp/corpora", shell=True, check=True)
+    return folder
+
+
+def proc_status(pid):
+    out = {}
+    try:
+        for line in pathlib.Path(f"/proc/{pid}/status").read_text().splitlines():
+            k, _, v = line.partition(":")
+            if k in ("VmHWM", "VmRSS", "RssAnon"):
+                out[k] = int(v.split()[0]) / 1024
+    except OSError:
+        pass
+    return out
+
+
+def sidecars(project):
+    n = 0
+    for _, _, files in os.walk(project / ".tk"):
+        n += sum(1 for f in files if f.endswith(".review.json"))
+    return n
+
+
+class Home:
+    def __init__(self, binary, work):
+        self.binary = binary
+        self.work = work
+        shutil.rmtree(work, ignore_errors=True)
+        work.mkdir(parents=True)
+        cfg = work / "config" / "tk" / "config.json"
+        cfg.parent.mkdir(parents=True)
+        cfg.write_text(json.dumps({"watch": {"settle_ms": 50}, "review": {"auto": False},
+                                   "notifications": {"enabled": False}}))
+        (work / "run").mkdir(mode=0o700)
+        self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
+                    "TK_DATA_DIR": str(work / "data"), "XDG_CONFIG_HOME": str(work / "config"),
+                    "XDG_RUNTIME_DIR": str(work / "run"), "NO_COLOR": "1"}
+
+    def project(self, name):
+        """A fresh copy of the corpus (hard links: the agent only reads documents and writes `.tk`)."""
+        dest = self.work / name
+        shutil.rmtree(dest, ignore_errors=True)
+        subprocess.run(["cp", "-al", str(corpus(name)), str(dest)], check=True)
+        shutil.rmtree(dest / ".tk", ignore_errors=True)
+        return dest
+
+    def start(self, project):
+        self.err = open(self.work / "agent.log", "wb")
+        return subprocess.Popen([self.binary, "run", project], env=self.env, stdout=subprocess.DEVNULL, stderr=self.err)
+
+    def status(self):
+        r = subprocess.run([self.binary, "status", "--json"], env=self.env, capture_output=True, timeout=60)
+        try:
+            return json.loads(r.stdout)
+        except json.JSONDecodeError:
+            return {}
+
+    def log(self):
+        return (self.work / "agent.log").read_text(errors="replace")
+
+
+def documents(project):
+    n = 0
+    for d, dirs, files in os.walk(project):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        n += sum(1 for f in files if f.endswith(".md") or f.endswith(".markdown"))
+    return n
+
+
+def first_scan(binary, work, name, idle_wait=0.0):
+    """Seconds to idle with every sidecar, VmHWM; with idle_wait, the RSS that long after."""
+    home = Home(binary, work)
+    project = home.project(name)
+    want = documents(project)
+    t0 = time.time()
+    p = home.start(project)
+    hwm, seen_progress = 0.0, False
+    try:
+        while True:
+            time.sleep(0.25)
+            if p.poll() is not None:
+                sys.exit(f"{binary} exited with {p.returncode}:\n{home.log()[-2000:]}")
+            hwm = max(hwm, proc_status(p.pid).get("VmHWM", 0))
+            s = home.status()
+            idx = s.get("index", {})
+            if idx.get("total") and 0 < idx.get("documents", 0) < idx["total"]:
+                seen_progress = True
+            if s.get("running") and idx.get("pending", 1) == 0:
+                break
+        elapsed = time.time() - t0
+        hwm = max(hwm, proc_status(p.pid).get("VmHWM", 0))
+        n = sidecars(project)
+        idle = {}
+        if idle_wait:
+            time.sleep(idle_wait)
+            idle = proc_status(p.pid)
+    finally:
+        p.send_signal(signal.SIGTERM)
+        try:
+            p.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+    return {"seconds": elapsed, "hwm": hwm, "sidecars": n, "documents": want, "progress": seen_progress, **idle}
+
+
+def stop_at(binary, work, name, after):
+    home = Home(binary, work)
+    project = home.project(name)
+    p = home.start(project)
+    time.sleep(after)
+    t0 = time.time()
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+    took = time.time() - t0
+    log = home.log()
+    crashed = p.returncode < 0 or "Fatal error" in log or "Illegal instruction" in log
+    return {"seconds": took, "code": p.returncode, "crashed": crashed}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", default=str(ROOT / ".build/release/tk-agent"))
+    ap.add_argument("--baseline", help="the binary to compare with (main's release build); without it, this binary alone")
+    ap.add_argument("--runs", type=int, default=1, help="runs of each measure (the median is shown)")
+    args = ap.parse_args()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="tk-first-scan-"))
+    rows = {}
+    try:
+        plan = ([("baseline", args.baseline)] if args.baseline else []) + [("this", args.bin)]
+        for label, binary in plan:
+            r = {}
+            scans = [first_scan(binary, work / label, "large") for _ in range(args.runs)]
+            r["scan_s"] = statistics.median(x["seconds"] for x in scans)
+            r["hwm"] = statistics.median(x["hwm"] for x in scans)
+            r["sidecars"] = f"{scans[-1]['sidecars']}/{scans[-1]['documents']}"
+            r["progress"] = "yes" if any(x["progress"] for x in scans) else "no"
+            idle = [first_scan(binary, work / label, "medium", idle_wait=5.0) for _ in range(args.runs)]
+            r["idle_rss"] = statistics.median(x.get("VmRSS", 0) for x in idle)
+            r["idle_anon"] = statistics.median(x.get("RssAnon", 0) for x in idle)
+            for after in (3, 10):
+                stops = [stop_at(binary, work / label, "large", after) for _ in range(args.runs)]
+                r[f"stop{after}"] = statistics.median(x["seconds"] for x in stops)
+                r[f"stop{after}_codes"] = ",".join(str(x["code"]) for x in stops)
+                r[f"stop{after}_crash"] = sum(x["crashed"] for x in stops)
+            rows[label] = r
+            print(f"{label}: {r}", flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(f"| measure (large corpus unless said) | {args.baseline} | {args.bin} |")
+    print("|---|---:|---:|")
+    t = rows["this"]
+    b = rows.get("baseline") or {k: float("nan") if isinstance(v, float) else "n/a" for k, v in t.items()}
+    print(f"| first scan to every sidecar (s) | {b['scan_s']:.1f} | {t['scan_s']:.1f} |")
+    print(f"| sidecars / documents | {b['sidecars']} | {t['sidecars']} |")
+    print(f"| status counted documents during the scan | {b['progress']} | {t['progress']} |")
+    print(f"| peak RSS, VmHWM (MiB) | {b['hwm']:.0f} | {t['hwm']:.0f} |")
+    print(f"| idle RSS after the medium corpus, VmRSS (MiB) | {b['idle_rss']:.0f} | {t['idle_rss']:.0f} |")
+    print(f"| idle private RSS, RssAnon (MiB) | {b['idle_anon']:.0f} | {t['idle_anon']:.0f} |")
+    for after in (3, 10):
+        print(f"| SIGTERM {after} s into the scan: exit after (s) | {b[f'stop{after}']:.2f} | {t[f'stop{after}']:.2f} |")
+        print(f"| … exit codes; crashes | {b[f'stop{after}_codes']}; {b[f'stop{after}_crash']} "
+              f"| {t[f'stop{after}_codes']}; {t[f'stop{after}_crash']} |")
+
+
+if __name__ == "__main__":
+    main()
