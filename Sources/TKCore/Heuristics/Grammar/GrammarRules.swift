@@ -6,7 +6,7 @@ extension Run {
     enum Trigger: UInt8 {
         case a, an, its, itsC, your, youre, there, their, theyre, then, than, to, too, were, whereW
         case affect, affects, effect, effects, loose, lose, of, i, iContraction
-        case he, she, it, they, we, you, isW, are, was, am
+        case he, she, it, they, we, you, isW, are, was, am, theres, theirs
     }
 
     static let triggers: [UInt64: Trigger] = {
@@ -17,7 +17,7 @@ extension Run {
             ("effect", .effect), ("effects", .effects), ("loose", .loose), ("lose", .lose), ("of", .of), ("i", .i),
             ("i'm", .iContraction), ("i've", .iContraction), ("i'll", .iContraction), ("i'd", .iContraction),
             ("he", .he), ("she", .she), ("it", .it), ("they", .they), ("we", .we), ("you", .you),
-            ("is", .isW), ("are", .are), ("was", .was), ("am", .am),
+            ("is", .isW), ("are", .are), ("was", .was), ("am", .am), ("there's", .theres), ("their's", .theirs),
         ]
         var d: [UInt64: Trigger] = [:]
         for (w, t) in words { d[WordHash.of(Substring(w))] = t }
@@ -109,7 +109,7 @@ extension Run {
         for k in 0..<n {
             let tok = tokens[k]
             if tok.flags.contains(.opaque) || (k < foreign.count && foreign[k]) { continue }
-            if !block.isHeading { capitalization(p, k, tokens: tokens, block: block) }
+            if !block.isHeading { capitalization(p, k, tokens: tokens, block: block, sentenceCount: sentences.count) }
             guard let trig = Self.triggers[tok.hash] else { continue }
             switch trig {
             case .a, .an:
@@ -127,7 +127,12 @@ extension Run {
                 guard let u = next(k) else { continue }
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
-                } else if tags(p, u).onlyNoun, let v = next(k + 1) {
+                } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection([.auxiliary, .modal, .conjunction, .preposition]).isEmpty,
+                          !Self.thinkVerbs.contains(v.hash), !tags(p, u).contains(.gerund), !tags(p, u).contains(.adverb), !tags(p, u).contains(.determiner),
+                          !tags(p, u).contains(.past), u.hash != WordHash.of("not"),
+                          tags(p, u).contains(.mainNoun) || tags(p, u).contains(.adjective) && next(k + 1).map({ tags(p, $0).contains(.noun) }) == true || u.flags.contains(.numeric) || Self.isOrdinal(p, u) {
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && tags(p, u).contains(.mainNoun)), let v = next(k + 1) {
                     let tv = tags(p, v)
                     if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
                         || (tv.contains(.past) && !tv.contains(.noun)) {
@@ -144,7 +149,10 @@ extension Run {
                     wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
                         || tv.contains(.preposition)
                 }
-                if !wrong, tu.onlyAdjective, endsAfter(k + 1) { wrong = true }
+                if !wrong, tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun),
+                   endsAfter(k + 1) || next(k + 1).map({ Self.hashes("here there now today to").contains($0.hash) || tags(p, $0).contains(.preposition) }) == true {
+                    wrong = true
+                }
                 if !wrong, tu.contains(.past), !tu.contains(.noun), !tu.contains(.adjective), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.preposition) }) == true {
                     wrong = true
                 }
@@ -163,11 +171,21 @@ extension Run {
                     continue
                 }
                 let tu = tags(p, u)
-                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash) {
+                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                    || (tu.contains(.modal) || (tu.contains(.auxiliary) && !tu.contains(.gerund))) && u.hash != WordHash.of("being") {
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                 } else if tu.contains(.determiner) && u.hash != WordHash.of("own") || Self.hashes("going not so very too").contains(u.hash)
                             || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if !tu.contains(.noun), !tu.contains(.determiner),
+                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.adjective) || tu.contains(.past) || tu.contains(.gerund) {
+                    // "Their in the kitchen" (they are) / "meet their after work" (a place).
+                    let afterVerb = prev(k).map { tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) } ?? false
+                    if afterVerb && tu.contains(.preposition) || afterVerb && Self.hashes("again already").contains(u.hash) && !tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    } else if !afterVerb || tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    }
                 }
             case .there:
                 guard let u = next(k) else { continue }
@@ -175,10 +193,17 @@ extension Run {
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
                 }
+                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1 {
+                    thereAgreement(p, k - 1, verb: v, u, plural: false)
+                }
                 // "There are", "is that there", "over there": a place or an opener.
                 if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false, !tu.onlyNoun { continue }
                 if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if tok.flags.contains(.sentenceStart) || prev(k).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) }) == true,
+                          tu.contains(.mainNoun), !tu.contains(.gerund), !tu.contains(.adverb), tu.intersection(POSTags.closed).isEmpty,
+                          let v = next(k + 1), tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) || tags(p, v).contains(.thirdPerson) || tags(p, v).contains(.past) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 } else if tu.onlyNoun && !tu.contains(.mainAdverb) {
                     let prevOK = prev(k).map { tags(p, $0).contains(.preposition) || tags(p, $0).contains(.verb) } ?? true
                     if prevOK || tok.flags.contains(.sentenceStart) {
@@ -278,6 +303,10 @@ extension Run {
                     let w = text(tok.start, tok.end)
                     grammarFinding(p, tok, "capitalize_i", "I" + w.dropFirst(), Messages.capitalI, index: k)
                 }
+            case .theirs:
+                grammarFinding(p, tok, "there_their", "there's", Messages.there, index: k)
+            case .theres:
+                if let u = next(k) { thereAgreement(p, k, verb: tok, u, plural: false) }
             case .he, .she, .it, .they, .we, .you:
                 if let u = next(k) { agreement(p, k, trig, u, tokens: tokens, prev: prev(k)) }
             case .isW, .are, .was, .am:
@@ -289,6 +318,13 @@ extension Run {
     }
 
     static let ownHash = WordHash.of("own")
+    static let thinkVerbs = hashes("think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
+
+    static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
+        guard t.end - t.start >= 3, p[t.start] >= 48, p[t.start] <= 57 else { return false }
+        let a = p[t.end - 2] | 0x20, b = p[t.end - 1] | 0x20
+        return (a == 116 && b == 104) || (a == 115 && b == 116) || (a == 110 && b == 100) || (a == 114 && b == 100)
+    }
     static let beingHash = WordHash.of("being")
     static let loseHash = WordHash.of("lose")
     static let iHash = WordHash.of("i")
@@ -366,6 +402,8 @@ extension Run {
             case "have": fix = "has"
             case "do": fix = "does"
             case "don't": fix = "doesn't"
+            case "haven't": fix = "hasn't"
+            case "like": fix = "likes"
             case "are": fix = "is"
             case "were": return   // subjunctive: "if he were"
             case "am": fix = "is"
@@ -386,6 +424,7 @@ extension Run {
             case "has": fix = "have"
             case "does": fix = "do"
             case "doesn't": fix = "don't"
+            case "hasn't": fix = "haven't"
             case "is": fix = subject == .i ? "am" : "are"
             case "was": fix = (subject == .i) ? nil : "were"
             default:
@@ -412,7 +451,35 @@ extension Run {
         if verb == .isW || verb == .was, Self.pluralNumbers.contains(u.hash) {
             let fix = verb == .isW ? "are" : "were"
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(text(t.start, t.end), fix), [fix], tokens: k..<(k + 1))
+            return
         }
+        thereAgreement(p, k, verb: t, u, plural: verb == .are)
+    }
+
+    /// "there is things" → "there are"; "there are person" → "there is" (also "is there …", "there's …").
+    mutating func thereAgreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, verb t: Token, _ u: Token, plural: Bool) {
+        let w = lower(p, t)
+        let word = String(decoding: w, as: UTF8.self)
+        let isPluralVerb = word == "are" || word == "were"
+        let tu = tags(p, u)
+        guard tu.intersection(POSTags.closed).isEmpty, !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.gerund),
+              !Self.hashes("lots plenty").contains(u.hash) else { return }
+        if !isPluralVerb, tu.contains(.plural), !tu.contains(.mainVerb) || !tu.contains(.thirdPerson) {
+            let fix = word == "was" ? "were" : "are"
+            let shown = word == "there's" ? "there are" : fix
+            add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(shown, like: t, p)], tokens: k..<(k + 1))
+        } else if isPluralVerb, tu.contains(.mainNoun), !tu.contains(.plural), !tu.contains(.verb) || tu.contains(.mainNoun),
+                  next(after: u).map({ tags(p, $0).contains(.preposition) || tags(p, $0).contains(.conjunction) }) ?? true {
+            let fix = word == "were" ? "was" : "is"
+            add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(fix, like: t, p)], tokens: k..<(k + 1))
+        }
+    }
+
+    /// The token after `u` in the current block with only spaces between, or nil.
+    func next(after u: Token) -> Token? {
+        guard let i = currentTokens.firstIndex(where: { $0.start == u.start }), i + 1 < currentTokens.count else { return nil }
+        let v = currentTokens[i + 1]
+        return v.flags.contains(.breakBefore) || v.flags.contains(.opaque) ? nil : v
     }
 
     static func thirdPersonForm(_ w: String) -> String {
@@ -436,7 +503,7 @@ extension Run {
     }
 
     /// A lower-case word starting a sentence after a full stop, or a paragraph ("the end. then we left").
-    mutating func capitalization(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, tokens: [Token], block: ProseBlock) {
+    mutating func capitalization(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, tokens: [Token], block: ProseBlock, sentenceCount: Int) {
         let t = tokens[k]
         let c = p[t.start]
         guard c >= 97, c <= 122, !t.flags.contains(.inQuote), !t.flags.contains(.hyphenBefore) else { return }
@@ -446,7 +513,7 @@ extension Run {
         guard t.end - t.start >= 2 else { return }
         if k == 0 {
             // A paragraph (not a list item) that opens in lower case.
-            guard t.start == block.range.lowerBound, !block.inListItem, tokens.count >= 4 else { return }
+            guard t.start == block.range.lowerBound, !block.inListItem, tokens.count >= 4, sentenceCount >= 2 else { return }
             // Only when the block reads as a sentence: it ends with a full stop.
             let last = min(block.range.upperBound, p.count) - 1
             guard last > t.end, p[last] == 46 || p[last] == 33 || p[last] == 63 else { return }
