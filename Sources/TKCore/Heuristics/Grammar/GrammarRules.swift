@@ -49,7 +49,7 @@ extension Run {
                                  "uvu", "eu", "ewe", "one", "once", "ouija", "unary", "ufo", "usa", "usb", "ukr", "uga"]
     static let consonantSoundExceptions = ["unin", "unim", "unid", "unil", "unis"]
     // Prefixes of words spelt with a consonant but said with a vowel ("an hour", "an honest").
-    static let vowelSound = ["hour", "honest", "honor", "honour", "heir", "herb"]
+    static let vowelSound = ["hour", "honest", "honor", "honour", "heir"]
 
     @inline(__always) func lower(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> [UInt8] {
         var out: [UInt8] = []
@@ -178,6 +178,7 @@ extension Run {
                             || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
                 } else if !tu.contains(.noun), !tu.contains(.determiner),
+                          !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
                           tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.adjective) || tu.contains(.past) || tu.contains(.gerund) {
                     // "Their in the kitchen" (they are) / "meet their after work" (a place).
                     let afterVerb = prev(k).map { tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) } ?? false
@@ -193,7 +194,7 @@ extension Run {
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
                 }
-                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1 {
+                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1, v.flags.contains(.sentenceStart) {
                     thereAgreement(p, k - 1, verb: v, u, plural: false)
                 }
                 // "There are", "is that there", "over there": a place or an opener.
@@ -220,8 +221,8 @@ extension Run {
             case .then:
                 guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
                 let tv = tags(p, v)
-                let isComparative = Self.comparatives.contains(v.hash)
-                    || (tv.contains(.comparative) && !(tv.contains(.noun) && !tv.contains(.adjective)))
+                let isComparative = Self.comparatives.contains(v.hash) || tv.contains(.comparative)
+                    || (k >= 2 && Self.hashes("more less").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
                 if isComparative, !Self.thenOK.contains(v.hash), next(k) != nil {
                     grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
                 }
@@ -237,7 +238,7 @@ extension Run {
                     let tu = tags(p, u)
                     if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true {
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
-                    } else if tu.onlyAdjective, endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
+                    } else if tu.onlyAdjective, !tu.contains(.comparative), endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
                               prev(k).map({ !tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) }) ?? true {
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
                     }
@@ -256,12 +257,23 @@ extension Run {
                     }
                 }
             case .were:
-                if let u = next(k), Self.whereStarts.contains(u.hash) || tags(p, u).contains(.subjectPronoun) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.past) && !tags(p, $0).contains(.gerund) && !tags(p, $0).contains(.noun) }) == true {
+                if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
+                   tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
+                    grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
+                } else if let u = next(k), Self.whereStarts.contains(u.hash) || tags(p, u).contains(.subjectPronoun) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.past) && !tags(p, $0).contains(.gerund) && !tags(p, $0).contains(.noun) }) == true {
                     if Self.whereStarts.contains(u.hash) && !(tok.flags.contains(.sentenceStart) || prev(k).map { tags(p, $0).contains(.verb) } == true) { continue }
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
                 }
             case .whereW:
+                if tok.flags.contains(.sentenceStart), let u = next(k), tags(p, u).contains(.subjectPronoun), let w = next(k + 1), tags(p, w).contains(.gerund) {
+                    grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
+                    continue
+                }
                 guard let v = prev(k), let u = next(k) else { continue }
+                if Self.hashes("we they you").contains(v.hash), !tags(p, u).contains(.subjectPronoun) {
+                    grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
+                    continue
+                }
                 let tv = tags(p, v), tu = tags(p, u)
                 let subject = Self.hashes("we they you").contains(v.hash) || (tv.contains(.plural) && !tv.contains(.verb) && !tv.contains(.preposition))
                 if subject, tu.contains(.gerund) || Self.notMiddle.contains(u.hash) || (tu.contains(.past) && !tu.contains(.noun)) || tu.onlyAdjective {
@@ -271,7 +283,9 @@ extension Run {
                 guard let v = prev(k) else { continue }
                 let tv = tags(p, v)
                 let nounSlot = (tv.contains(.determiner) && v.hash != WordHash.of("that") && v.hash != WordHash.of("which")) || tv.contains(.possessive)
-                    || (tv.contains(.mainAdjective) && !tv.contains(.adverb)) || Self.takeEffect.contains(v.hash) || v.hash == WordHash.of("side")
+                    || tv.contains(.mainAdjective) || Self.takeEffect.contains(v.hash)
+                    || (tv.contains(.mainNoun) && tv.intersection(POSTags.closed).isEmpty && !tv.contains(.plural)
+                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past) }) == true))
                     || (v.hash == WordHash.of("and") && k >= 2 && tokens[k - 2].hash == WordHash.of("cause"))
                 if nounSlot {
                     grammarFinding(p, tok, "affect_effect", trig == .affect ? "effect" : "effects", Messages.effect, index: k)
@@ -294,7 +308,9 @@ extension Run {
                     grammarFinding(p, tok, "lose_loose", "loose", Messages.loose, index: k)
                 }
             case .of:
-                if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? false {
+                if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? endsAfter(k),
+                   !(v.flags.contains(.capitalized) && !v.flags.contains(.sentenceStart)),
+                   !(k >= 2 && !v.flags.contains(.breakBefore) && (tags(p, tokens[k - 2]).contains(.determiner) || tags(p, tokens[k - 2]).contains(.adjective))) {
                     grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
                 }
             case .i, .iContraction:
@@ -337,7 +353,8 @@ extension Run {
         guard let first = w.first else { return }
         let lowerW = w.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
         var vowel: Bool
-        let allCaps = w.count >= 2 && w.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) }
+        let upper = w.filter { $0 >= 65 && $0 <= 90 }.count
+        let allCaps = w.count >= 2 && (w.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) } || upper >= 2)
         let hasVowel = lowerW.contains { "aeiou".utf8.contains($0) }
         if first >= 48 && first <= 57 {
             // 8, 11, 18, 80…: said with a vowel.
@@ -345,7 +362,7 @@ extension Run {
             if first == 56 { vowel = true } else if digits.count == 2 || digits.count == 5, w[0] == 49, w[1] == 49 || w[1] == 56 {
                 vowel = true
             } else { vowel = false }
-        } else if allCaps && (w.count <= 3 || !hasVowel) {
+        } else if allCaps && (w.count <= 4 || !hasVowel || upper < w.count) {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
         } else if w.count == 1 {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
@@ -358,7 +375,6 @@ extension Run {
             if vowel, Self.consonantSound.contains(where: { s.hasPrefix($0) }),
                !Self.consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
             if !vowel, Self.vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
-            if !vowel, lowerW[0] == 104, s.hasPrefix("herb"), s.hasPrefix("herbal") == false { vowel = true }
             if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
             // Closed-class words right after an article are not what it introduces ("a or b", "an is").
             let tu = POSLexicon.shared.stored(POSLexicon.hash(lowerW[...]))
@@ -391,8 +407,8 @@ extension Run {
         let w = lower(p, u)
         let word = String(decoding: w, as: UTF8.self)
         let third = subject == .he || subject == .she || subject == .it
-        // "it" after a causative verb or a preposition is an object ("let it go", "for it").
-        if subject == .it || subject == .you, let v = prev {
+        // "it" after a causative verb or a preposition is an object ("let it go", "for it"); "suggested she sell".
+        if let v = prev {
             let tv = tags(p, v)
             if Self.causativeVerbs.contains(v.hash) || tv.contains(.preposition) || tv.contains(.verb) && !tv.contains(.conjunction) { return }
         }
@@ -442,6 +458,7 @@ extension Run {
     mutating func beAgreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ verb: Trigger, subject: Token, next u: Token?) {
         let t = currentTokens[k]
         if subject.hash == Self.iHash {
+            if let s = currentTokens.firstIndex(where: { $0.start == subject.start }), s > 0, currentTokens[s - 1].hash == Self.andHash { return }
             if verb == .isW || verb == .are {
                 add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(text(t.start, t.end), "am"), ["am"], tokens: k..<(k + 1))
             }
@@ -469,7 +486,7 @@ extension Run {
             let shown = word == "there's" ? "there are" : fix
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(shown, like: t, p)], tokens: k..<(k + 1))
         } else if isPluralVerb, tu.contains(.mainNoun), !tu.contains(.plural), !tu.contains(.verb) || tu.contains(.mainNoun),
-                  next(after: u).map({ tags(p, $0).contains(.preposition) || tags(p, $0).contains(.conjunction) }) ?? true {
+                  next(after: u).map({ tags(p, $0).contains(.preposition) }) ?? true {
             let fix = word == "were" ? "was" : "is"
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(fix, like: t, p)], tokens: k..<(k + 1))
         }
