@@ -19,7 +19,7 @@ def has_dictionary(name):
 
 GRAMMAR_DOC = """# Notes
 
-Its a good day. I hope your well, and we waited a hour for more then enough.
+Its a good day. I hope your happy there, and we waited a hour for more then enough.
 
 He go to school. They could of left earlier.
 """
@@ -100,7 +100,7 @@ def test_a_page_in_german_is_not_spell_checked_in_english(tk):
 def test_dialogue_in_fiction_is_left_to_the_characters(tk):
     p = tk.project()
     f = p / "scene.md"
-    text = ("\u201cAt the end of the day, its probably just a test,\u201d she said.\n\n"
+    text = ("\u201cAt the end of the day, its a test, probably,\u201d she said.\n\n"
             "At the end of the day, the plan was probably fine.\n")
     f.write_text("---\ntk:\n  story_type: creative_fiction\n---\n" + text)
     got = findings(tk, f)
