@@ -118,7 +118,8 @@ struct Run {
     var wholeTally = LanguageGuess.Tally()
     /// The document's language code from its words.
     var detectedLanguage: String {
-        documentTally.words >= 20 ? documentTally.document : wholeTally.document
+        documentTally.words >= 8 && (documentTally.document != "en" || documentTally.counts[0] >= 2)
+            ? documentTally.document : wholeTally.document
     }
     /// Style rules leave dialogue alone (creative_fiction, biography).
     let dialogueIsCharacters: Bool

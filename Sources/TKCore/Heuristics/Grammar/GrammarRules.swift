@@ -122,6 +122,8 @@ extension Run {
                     wrong = true
                 }
                 if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
+                // "its probably", "its really": an adverb where the possessive needs its noun.
+                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective) { wrong = true }
                 if wrong { grammarFinding(p, tok, "its_contraction", "it's", Messages.itsContraction, index: k) }
             case .itsC:
                 guard let u = next(k) else { continue }
@@ -143,7 +145,8 @@ extension Run {
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
                 var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
-                if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong"), endsAfter(k + 1) { wrong = true }
+                if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong") || u.hash == WordHash.of("well"),
+                   endsAfter(k + 1) { wrong = true }
                 if !wrong, tu.contains(.gerund), !tu.contains(.noun), let v = next(k + 1) {
                     let tv = tags(p, v)
                     wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
@@ -310,7 +313,7 @@ extension Run {
             case .of:
                 if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? endsAfter(k),
                    !(v.flags.contains(.capitalized) && !v.flags.contains(.sentenceStart)),
-                   !(k >= 2 && !v.flags.contains(.breakBefore) && (tags(p, tokens[k - 2]).contains(.determiner) || tags(p, tokens[k - 2]).contains(.adjective))) {
+                   !(k >= 2 && !v.flags.contains(.breakBefore) && (tags(p, tokens[k - 2]).contains(.determiner) || tags(p, tokens[k - 2]).contains(.adjective) && tags(p, tokens[k - 2]).intersection(POSTags.closed).isEmpty)) {
                     grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
                 }
             case .i, .iContraction:
