@@ -190,7 +190,8 @@ def run_tk(binary, path, text, spans):
     got = {}
     b = text.encode()
     for f in findings:
-        if f.get("category") != "grammar":
+        # Doubled words keep their own category, `repeated_word` (as before issue 23).
+        if f.get("category") not in ("grammar", "repeated_word"):
             continue
         chars = len(b[:f["start"]].decode(errors="ignore"))
         i = index_of(spans, chars)

@@ -38,7 +38,7 @@ public struct HeuristicsEngine: Sendable {
             }
         }
         // A whole document in another language: the English rules do not judge it; its own dictionary does.
-        let language = explicit.map(LanguageGuess.code(of:)) ?? run.documentTally.document
+        let language = explicit.map(LanguageGuess.code(of:)) ?? run.detectedLanguage
         if language != "en" { run.candidates.removeAll() }
         var words = project ?? ProjectWords()
         if spellingEnabled {
@@ -114,6 +114,13 @@ struct Run {
     var firstForeign: (Int, Int)?
     /// Stop-word evidence of the whole document's language.
     var documentTally = LanguageGuess.Tally()
+    /// The same over every word, set apart or not (for documents that are mostly quotation, like a tldr page).
+    var wholeTally = LanguageGuess.Tally()
+    /// The document's language code from its words.
+    var detectedLanguage: String {
+        documentTally.words >= 8 && (documentTally.document != "en" || documentTally.counts[0] >= 2)
+            ? documentTally.document : wholeTally.document
+    }
     /// Style rules leave dialogue alone (creative_fiction, biography).
     let dialogueIsCharacters: Bool
 

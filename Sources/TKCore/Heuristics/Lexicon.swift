@@ -228,7 +228,6 @@ struct Lexicon: Sendable {
         lx.addFlag(.abbreviation, words: WordLists.abbreviations)
         lx.addFlag(.abbreviationMaybeEnd, words: WordLists.abbreviationsMaybeEnd)
         lx.addFlag(.kindOfDeterminer, words: WordLists.kindOfNounDeterminers)
-        lx.addGrammarTables()
         lx.addTable(WordLists.weaselStops, category: nil, rule: "stop", severity: .info)
         lx.addTable(UsageLists.stops, category: nil, rule: "stop", severity: .info)
         lx.addTable(WordLists.genericOpenings, category: .genericOpening, rule: "generic_opening", severity: .suggestion,
@@ -239,6 +238,8 @@ struct Lexicon: Sendable {
         lx.addTable(WordLists.weasel, category: .weasel, rule: "weasel", severity: .info)
         lx.addTable(WordLists.hedges, category: .hedge, rule: "hedge", severity: .info)
         lx.addUsageTables()
+        // After the usage tables: a misheard idiom they already hold keeps its rule there.
+        lx.addGrammarTables()
         return lx
     }()
 

@@ -27,6 +27,8 @@ private func corrected(_ text: String) -> String? {
         ("Its a good day.", "It's a good day."),
         ("The dog wagged it's own tail.", "The dog wagged its own tail."),
         ("I hope your going to the party.", "I hope you're going to the party."),
+        ("I hope your well.", "I hope you're well."),
+        ("Its probably fine.", "It's probably fine."),
         ("You're car is parked outside.", "Your car is parked outside."),
         ("Their is a problem.", "There is a problem."),
         ("The kids lost there mittens.", "The kids lost their mittens."),

@@ -6,7 +6,7 @@ extension Run {
     enum Trigger: UInt8 {
         case a, an, its, itsC, your, youre, there, their, theyre, then, than, to, too, were, whereW
         case affect, affects, effect, effects, loose, lose, of, i, iContraction
-        case he, she, it, they, we, you, isW, are, was, am
+        case he, she, it, they, we, you, isW, are, was, am, theres, theirs
     }
 
     static let triggers: [UInt64: Trigger] = {
@@ -17,7 +17,7 @@ extension Run {
             ("effect", .effect), ("effects", .effects), ("loose", .loose), ("lose", .lose), ("of", .of), ("i", .i),
             ("i'm", .iContraction), ("i've", .iContraction), ("i'll", .iContraction), ("i'd", .iContraction),
             ("he", .he), ("she", .she), ("it", .it), ("they", .they), ("we", .we), ("you", .you),
-            ("is", .isW), ("are", .are), ("was", .was), ("am", .am),
+            ("is", .isW), ("are", .are), ("was", .was), ("am", .am), ("there's", .theres), ("their's", .theirs),
         ]
         var d: [UInt64: Trigger] = [:]
         for (w, t) in words { d[WordHash.of(Substring(w))] = t }
@@ -49,7 +49,7 @@ extension Run {
                                  "uvu", "eu", "ewe", "one", "once", "ouija", "unary", "ufo", "usa", "usb", "ukr", "uga"]
     static let consonantSoundExceptions = ["unin", "unim", "unid", "unil", "unis"]
     // Prefixes of words spelt with a consonant but said with a vowel ("an hour", "an honest").
-    static let vowelSound = ["hour", "honest", "honor", "honour", "heir", "herb"]
+    static let vowelSound = ["hour", "honest", "honor", "honour", "heir"]
 
     @inline(__always) func lower(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> [UInt8] {
         var out: [UInt8] = []
@@ -109,7 +109,7 @@ extension Run {
         for k in 0..<n {
             let tok = tokens[k]
             if tok.flags.contains(.opaque) || (k < foreign.count && foreign[k]) { continue }
-            if !block.isHeading { capitalization(p, k, tokens: tokens, block: block) }
+            if !block.isHeading { capitalization(p, k, tokens: tokens, block: block, sentenceCount: sentences.count) }
             guard let trig = Self.triggers[tok.hash] else { continue }
             switch trig {
             case .a, .an:
@@ -122,12 +122,19 @@ extension Run {
                     wrong = true
                 }
                 if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
+                // "its probably", "its really": an adverb where the possessive needs its noun.
+                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective) { wrong = true }
                 if wrong { grammarFinding(p, tok, "its_contraction", "it's", Messages.itsContraction, index: k) }
             case .itsC:
                 guard let u = next(k) else { continue }
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
-                } else if tags(p, u).onlyNoun, let v = next(k + 1) {
+                } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection([.auxiliary, .modal, .conjunction, .preposition]).isEmpty,
+                          !Self.thinkVerbs.contains(v.hash), !tags(p, u).contains(.gerund), !tags(p, u).contains(.adverb), !tags(p, u).contains(.determiner),
+                          !tags(p, u).contains(.past), u.hash != WordHash.of("not"),
+                          tags(p, u).contains(.mainNoun) || tags(p, u).contains(.adjective) && next(k + 1).map({ tags(p, $0).contains(.noun) }) == true || u.flags.contains(.numeric) || Self.isOrdinal(p, u) {
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && tags(p, u).contains(.mainNoun)), let v = next(k + 1) {
                     let tv = tags(p, v)
                     if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
                         || (tv.contains(.past) && !tv.contains(.noun)) {
@@ -138,13 +145,17 @@ extension Run {
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
                 var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
-                if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong"), endsAfter(k + 1) { wrong = true }
+                if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong") || u.hash == WordHash.of("well"),
+                   endsAfter(k + 1) { wrong = true }
                 if !wrong, tu.contains(.gerund), !tu.contains(.noun), let v = next(k + 1) {
                     let tv = tags(p, v)
                     wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
                         || tv.contains(.preposition)
                 }
-                if !wrong, tu.onlyAdjective, endsAfter(k + 1) { wrong = true }
+                if !wrong, tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun),
+                   endsAfter(k + 1) || next(k + 1).map({ Self.hashes("here there now today to").contains($0.hash) || tags(p, $0).contains(.preposition) }) == true {
+                    wrong = true
+                }
                 if !wrong, tu.contains(.past), !tu.contains(.noun), !tu.contains(.adjective), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.preposition) }) == true {
                     wrong = true
                 }
@@ -163,11 +174,22 @@ extension Run {
                     continue
                 }
                 let tu = tags(p, u)
-                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash) {
+                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                    || (tu.contains(.modal) || (tu.contains(.auxiliary) && !tu.contains(.gerund))) && u.hash != WordHash.of("being") {
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                 } else if tu.contains(.determiner) && u.hash != WordHash.of("own") || Self.hashes("going not so very too").contains(u.hash)
                             || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if !tu.contains(.noun), !tu.contains(.determiner),
+                          !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
+                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.adjective) || tu.contains(.past) || tu.contains(.gerund) {
+                    // "Their in the kitchen" (they are) / "meet their after work" (a place).
+                    let afterVerb = prev(k).map { tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) } ?? false
+                    if afterVerb && tu.contains(.preposition) || afterVerb && Self.hashes("again already").contains(u.hash) && !tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    } else if !afterVerb || tok.flags.contains(.sentenceStart) {
+                        grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    }
                 }
             case .there:
                 guard let u = next(k) else { continue }
@@ -175,10 +197,17 @@ extension Run {
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
                 }
+                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1, v.flags.contains(.sentenceStart) {
+                    thereAgreement(p, k - 1, verb: v, u, plural: false)
+                }
                 // "There are", "is that there", "over there": a place or an opener.
                 if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false, !tu.onlyNoun { continue }
                 if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if tok.flags.contains(.sentenceStart) || prev(k).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) }) == true,
+                          tu.contains(.mainNoun), !tu.contains(.gerund), !tu.contains(.adverb), tu.intersection(POSTags.closed).isEmpty,
+                          let v = next(k + 1), tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) || tags(p, v).contains(.thirdPerson) || tags(p, v).contains(.past) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 } else if tu.onlyNoun && !tu.contains(.mainAdverb) {
                     let prevOK = prev(k).map { tags(p, $0).contains(.preposition) || tags(p, $0).contains(.verb) } ?? true
                     if prevOK || tok.flags.contains(.sentenceStart) {
@@ -195,8 +224,8 @@ extension Run {
             case .then:
                 guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
                 let tv = tags(p, v)
-                let isComparative = Self.comparatives.contains(v.hash)
-                    || (tv.contains(.comparative) && !(tv.contains(.noun) && !tv.contains(.adjective)))
+                let isComparative = Self.comparatives.contains(v.hash) || tv.contains(.comparative)
+                    || (k >= 2 && Self.hashes("more less").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
                 if isComparative, !Self.thenOK.contains(v.hash), next(k) != nil {
                     grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
                 }
@@ -212,7 +241,7 @@ extension Run {
                     let tu = tags(p, u)
                     if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true {
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
-                    } else if tu.onlyAdjective, endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
+                    } else if tu.onlyAdjective, !tu.contains(.comparative), endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
                               prev(k).map({ !tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) }) ?? true {
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
                     }
@@ -231,12 +260,23 @@ extension Run {
                     }
                 }
             case .were:
-                if let u = next(k), Self.whereStarts.contains(u.hash) || tags(p, u).contains(.subjectPronoun) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.past) && !tags(p, $0).contains(.gerund) && !tags(p, $0).contains(.noun) }) == true {
+                if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
+                   tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
+                    grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
+                } else if let u = next(k), Self.whereStarts.contains(u.hash) || tags(p, u).contains(.subjectPronoun) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.past) && !tags(p, $0).contains(.gerund) && !tags(p, $0).contains(.noun) }) == true {
                     if Self.whereStarts.contains(u.hash) && !(tok.flags.contains(.sentenceStart) || prev(k).map { tags(p, $0).contains(.verb) } == true) { continue }
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
                 }
             case .whereW:
+                if tok.flags.contains(.sentenceStart), let u = next(k), tags(p, u).contains(.subjectPronoun), let w = next(k + 1), tags(p, w).contains(.gerund) {
+                    grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
+                    continue
+                }
                 guard let v = prev(k), let u = next(k) else { continue }
+                if Self.hashes("we they you").contains(v.hash), !tags(p, u).contains(.subjectPronoun) {
+                    grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
+                    continue
+                }
                 let tv = tags(p, v), tu = tags(p, u)
                 let subject = Self.hashes("we they you").contains(v.hash) || (tv.contains(.plural) && !tv.contains(.verb) && !tv.contains(.preposition))
                 if subject, tu.contains(.gerund) || Self.notMiddle.contains(u.hash) || (tu.contains(.past) && !tu.contains(.noun)) || tu.onlyAdjective {
@@ -246,7 +286,9 @@ extension Run {
                 guard let v = prev(k) else { continue }
                 let tv = tags(p, v)
                 let nounSlot = (tv.contains(.determiner) && v.hash != WordHash.of("that") && v.hash != WordHash.of("which")) || tv.contains(.possessive)
-                    || (tv.contains(.mainAdjective) && !tv.contains(.adverb)) || Self.takeEffect.contains(v.hash) || v.hash == WordHash.of("side")
+                    || tv.contains(.mainAdjective) || Self.takeEffect.contains(v.hash)
+                    || (tv.contains(.mainNoun) && tv.intersection(POSTags.closed).isEmpty && !tv.contains(.plural)
+                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past) }) == true))
                     || (v.hash == WordHash.of("and") && k >= 2 && tokens[k - 2].hash == WordHash.of("cause"))
                 if nounSlot {
                     grammarFinding(p, tok, "affect_effect", trig == .affect ? "effect" : "effects", Messages.effect, index: k)
@@ -269,7 +311,9 @@ extension Run {
                     grammarFinding(p, tok, "lose_loose", "loose", Messages.loose, index: k)
                 }
             case .of:
-                if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? false {
+                if let v = prev(k), Self.modalsOf.contains(v.hash), next(k).map({ $0.hash != WordHash.of("course") }) ?? endsAfter(k),
+                   !(v.flags.contains(.capitalized) && !v.flags.contains(.sentenceStart)),
+                   !(k >= 2 && !v.flags.contains(.breakBefore) && (tags(p, tokens[k - 2]).contains(.determiner) || tags(p, tokens[k - 2]).contains(.adjective) && tags(p, tokens[k - 2]).intersection(POSTags.closed).isEmpty)) {
                     grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
                 }
             case .i, .iContraction:
@@ -278,6 +322,10 @@ extension Run {
                     let w = text(tok.start, tok.end)
                     grammarFinding(p, tok, "capitalize_i", "I" + w.dropFirst(), Messages.capitalI, index: k)
                 }
+            case .theirs:
+                grammarFinding(p, tok, "there_their", "there's", Messages.there, index: k)
+            case .theres:
+                if let u = next(k) { thereAgreement(p, k, verb: tok, u, plural: false) }
             case .he, .she, .it, .they, .we, .you:
                 if let u = next(k) { agreement(p, k, trig, u, tokens: tokens, prev: prev(k)) }
             case .isW, .are, .was, .am:
@@ -289,6 +337,13 @@ extension Run {
     }
 
     static let ownHash = WordHash.of("own")
+    static let thinkVerbs = hashes("think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
+
+    static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
+        guard t.end - t.start >= 3, p[t.start] >= 48, p[t.start] <= 57 else { return false }
+        let a = p[t.end - 2] | 0x20, b = p[t.end - 1] | 0x20
+        return (a == 116 && b == 104) || (a == 115 && b == 116) || (a == 110 && b == 100) || (a == 114 && b == 100)
+    }
     static let beingHash = WordHash.of("being")
     static let loseHash = WordHash.of("lose")
     static let iHash = WordHash.of("i")
@@ -301,7 +356,8 @@ extension Run {
         guard let first = w.first else { return }
         let lowerW = w.map { $0 >= 65 && $0 <= 90 ? $0 + 32 : $0 }
         var vowel: Bool
-        let allCaps = w.count >= 2 && w.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) }
+        let upper = w.filter { $0 >= 65 && $0 <= 90 }.count
+        let allCaps = w.count >= 2 && (w.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 48 && $0 <= 57) } || upper >= 2)
         let hasVowel = lowerW.contains { "aeiou".utf8.contains($0) }
         if first >= 48 && first <= 57 {
             // 8, 11, 18, 80…: said with a vowel.
@@ -309,7 +365,7 @@ extension Run {
             if first == 56 { vowel = true } else if digits.count == 2 || digits.count == 5, w[0] == 49, w[1] == 49 || w[1] == 56 {
                 vowel = true
             } else { vowel = false }
-        } else if allCaps && (w.count <= 3 || !hasVowel) {
+        } else if allCaps && (w.count <= 4 || !hasVowel || upper < w.count) {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
         } else if w.count == 1 {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
@@ -322,7 +378,6 @@ extension Run {
             if vowel, Self.consonantSound.contains(where: { s.hasPrefix($0) }),
                !Self.consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
             if !vowel, Self.vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
-            if !vowel, lowerW[0] == 104, s.hasPrefix("herb"), s.hasPrefix("herbal") == false { vowel = true }
             if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
             // Closed-class words right after an article are not what it introduces ("a or b", "an is").
             let tu = POSLexicon.shared.stored(POSLexicon.hash(lowerW[...]))
@@ -355,8 +410,8 @@ extension Run {
         let w = lower(p, u)
         let word = String(decoding: w, as: UTF8.self)
         let third = subject == .he || subject == .she || subject == .it
-        // "it" after a causative verb or a preposition is an object ("let it go", "for it").
-        if subject == .it || subject == .you, let v = prev {
+        // "it" after a causative verb or a preposition is an object ("let it go", "for it"); "suggested she sell".
+        if let v = prev {
             let tv = tags(p, v)
             if Self.causativeVerbs.contains(v.hash) || tv.contains(.preposition) || tv.contains(.verb) && !tv.contains(.conjunction) { return }
         }
@@ -366,6 +421,8 @@ extension Run {
             case "have": fix = "has"
             case "do": fix = "does"
             case "don't": fix = "doesn't"
+            case "haven't": fix = "hasn't"
+            case "like": fix = "likes"
             case "are": fix = "is"
             case "were": return   // subjunctive: "if he were"
             case "am": fix = "is"
@@ -386,6 +443,7 @@ extension Run {
             case "has": fix = "have"
             case "does": fix = "do"
             case "doesn't": fix = "don't"
+            case "hasn't": fix = "haven't"
             case "is": fix = subject == .i ? "am" : "are"
             case "was": fix = (subject == .i) ? nil : "were"
             default:
@@ -403,6 +461,7 @@ extension Run {
     mutating func beAgreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ verb: Trigger, subject: Token, next u: Token?) {
         let t = currentTokens[k]
         if subject.hash == Self.iHash {
+            if let s = currentTokens.firstIndex(where: { $0.start == subject.start }), s > 0, currentTokens[s - 1].hash == Self.andHash { return }
             if verb == .isW || verb == .are {
                 add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(text(t.start, t.end), "am"), ["am"], tokens: k..<(k + 1))
             }
@@ -412,7 +471,35 @@ extension Run {
         if verb == .isW || verb == .was, Self.pluralNumbers.contains(u.hash) {
             let fix = verb == .isW ? "are" : "were"
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(text(t.start, t.end), fix), [fix], tokens: k..<(k + 1))
+            return
         }
+        thereAgreement(p, k, verb: t, u, plural: verb == .are)
+    }
+
+    /// "there is things" → "there are"; "there are person" → "there is" (also "is there …", "there's …").
+    mutating func thereAgreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, verb t: Token, _ u: Token, plural: Bool) {
+        let w = lower(p, t)
+        let word = String(decoding: w, as: UTF8.self)
+        let isPluralVerb = word == "are" || word == "were"
+        let tu = tags(p, u)
+        guard tu.intersection(POSTags.closed).isEmpty, !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.gerund),
+              !Self.hashes("lots plenty").contains(u.hash) else { return }
+        if !isPluralVerb, tu.contains(.plural), !tu.contains(.mainVerb) || !tu.contains(.thirdPerson) {
+            let fix = word == "was" ? "were" : "are"
+            let shown = word == "there's" ? "there are" : fix
+            add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(shown, like: t, p)], tokens: k..<(k + 1))
+        } else if isPluralVerb, tu.contains(.mainNoun), !tu.contains(.plural), !tu.contains(.verb) || tu.contains(.mainNoun),
+                  next(after: u).map({ tags(p, $0).contains(.preposition) }) ?? true {
+            let fix = word == "were" ? "was" : "is"
+            add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(fix, like: t, p)], tokens: k..<(k + 1))
+        }
+    }
+
+    /// The token after `u` in the current block with only spaces between, or nil.
+    func next(after u: Token) -> Token? {
+        guard let i = currentTokens.firstIndex(where: { $0.start == u.start }), i + 1 < currentTokens.count else { return nil }
+        let v = currentTokens[i + 1]
+        return v.flags.contains(.breakBefore) || v.flags.contains(.opaque) ? nil : v
     }
 
     static func thirdPersonForm(_ w: String) -> String {
@@ -436,7 +523,7 @@ extension Run {
     }
 
     /// A lower-case word starting a sentence after a full stop, or a paragraph ("the end. then we left").
-    mutating func capitalization(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, tokens: [Token], block: ProseBlock) {
+    mutating func capitalization(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, tokens: [Token], block: ProseBlock, sentenceCount: Int) {
         let t = tokens[k]
         let c = p[t.start]
         guard c >= 97, c <= 122, !t.flags.contains(.inQuote), !t.flags.contains(.hyphenBefore) else { return }
@@ -446,7 +533,7 @@ extension Run {
         guard t.end - t.start >= 2 else { return }
         if k == 0 {
             // A paragraph (not a list item) that opens in lower case.
-            guard t.start == block.range.lowerBound, !block.inListItem, tokens.count >= 4 else { return }
+            guard t.start == block.range.lowerBound, !block.inListItem, tokens.count >= 4, sentenceCount >= 2 else { return }
             // Only when the block reads as a sentence: it ends with a full stop.
             let last = min(block.range.upperBound, p.count) - 1
             guard last > t.end, p[last] == 46 || p[last] == 33 || p[last] == 63 else { return }

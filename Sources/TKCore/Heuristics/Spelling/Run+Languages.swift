@@ -10,6 +10,7 @@ extension Run {
         passages.removeAll(keepingCapacity: true)
         defer {
             // The document's own language: what is not set apart.
+            for t in tokens { wholeTally.add(p, t) }
             if !block.inBlockQuote {
                 for (k, t) in tokens.enumerated() where !t.flags.contains(.inQuote) && !foreign[k] { documentTally.add(p, t) }
             }
@@ -84,8 +85,8 @@ extension Run {
                 missing.append((language, dictionary))
             }
         }
-        if !missing.isEmpty, let (s, e) = firstForeign, !engine.isDisabled("other_language", .spelling) {
-            candidates.append(Candidate(start: s, end: e, rule: "other_language", category: .spelling, severity: .info,
+        if !missing.isEmpty, let (s, e) = firstForeign, !engine.isDisabled("other_language", .other) {
+            candidates.append(Candidate(start: s, end: e, rule: "other_language", category: .other, severity: .info,
                                         message: Messages.otherLanguage(missing.map(\.0), missing: missing.map(\.1)),
                                         replacements: []))
         }
@@ -98,13 +99,13 @@ extension Run {
         case .success(let speller):
             addSpelling(speller: speller, project: project)
         case .failure:
-            guard !engine.isDisabled("other_language", .spelling), let first = doc.proseBlocks.first else { return }
+            guard !engine.isDisabled("other_language", .other), let first = doc.proseBlocks.first else { return }
             let s = first.range.lowerBound
             var e = s
             doc.bytes.withUnsafeBufferPointer { p in
                 while e < min(first.range.upperBound, p.count), p[e] != 10, p[e] != 32 { e += 1 }
             }
-            candidates.append(Candidate(start: s, end: max(e, s), rule: "other_language", category: .spelling, severity: .info,
+            candidates.append(Candidate(start: s, end: max(e, s), rule: "other_language", category: .other, severity: .info,
                                         message: Messages.otherLanguageDocument(language, dictionary: dictionary),
                                         replacements: []))
         }
