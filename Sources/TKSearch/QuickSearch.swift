@@ -91,6 +91,8 @@ public enum QuickSearch {
         guard let results = try? SearchEngine.search(connection: db, helper: helper, query: query, options: options, queryText: text) else {
             return .fallback
         }
+        // Nothing in a --project: the full CLI tells a project it does not know from an empty answer.
+        if parsed.project != nil, results.results.isEmpty { return .fallback }
         if parsed.json {
             write(SearchOutput.json(results) + "\n", to: STDOUT_FILENO)
         } else if results.results.isEmpty {

@@ -101,8 +101,8 @@ extension LSPServer {
 
     /// Where "Ignore RULE here" puts its `<!-- tk-ignore-next-line RULE -->` so that it silences
     /// the rule on the line holding byte `offset` only: on a line of its own before it when that
-    /// line starts a block (the top of the file, or after a blank line), else at the end of the
-    /// line before, inline, so that the paragraph is not split in two.
+    /// line starts a block (the top of the file, after a blank line, a heading, a fence or the front
+    /// matter), else at the end of the line before, inline, so that the paragraph is not split in two.
     /// - Returns: the byte offset to insert at and the text to insert.
     static func ignoreHere(_ bytes: [UInt8], at offset: Int, rule: String) -> (Int, String) {
         let comment = "<!-- tk-ignore-next-line \(rule) -->"
@@ -113,8 +113,12 @@ extension LSPServer {
         if prevEnd > 0, bytes[prevEnd - 1] == 13 { prevEnd -= 1 }
         var prevStart = prevEnd
         while prevStart > 0, bytes[prevStart - 1] != 10 { prevStart -= 1 }
-        let previousIsBlank = bytes[prevStart..<prevEnd].allSatisfy { $0 == 32 || $0 == 9 }
-        if previousIsBlank { return (lineStart, comment + "\n") }
+        let previous = bytes[prevStart..<prevEnd].drop { $0 == 32 || $0 == 9 }
+        // After a blank line, a heading, a fence or the front matter the line starts a block: the
+        // comment takes a line of its own there (inline, it would change that line's meaning).
+        let startsBlock = previous.isEmpty || previous.first == UInt8(ascii: "#") || previous.starts(with: Array("```".utf8))
+            || previous.starts(with: Array("~~~".utf8)) || lineStart <= ignoreInsertionOffset(bytes)
+        if startsBlock { return (lineStart, comment + "\n") }
         return (prevEnd, " " + comment)
     }
 

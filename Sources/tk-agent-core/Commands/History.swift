@@ -72,8 +72,9 @@ extension TKAgent {
                 return
             }
             for s in list {
-                var line = String(format: "%4ld  %@  %-8@ %6ld words  +%ld -%ld", s.number, HistoryCLI.timeText(s.time), s.displayReason,
-                                  s.words, s.added, s.removed)
+                let reason = s.displayReason.padding(toLength: max(8, s.displayReason.count), withPad: " ", startingAt: 0)
+                var line = String(format: "%4ld  ", s.number) + HistoryCLI.timeText(s.time) + "  " + reason
+                    + String(format: " %6ld words  +%ld -%ld", s.words, s.added, s.removed)
                 if let note = s.note { line += "  \(note)" }
                 print(line)
             }

@@ -121,7 +121,11 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
                                                                           "context": ["diagnostics": [wordy]]])
         let actions = r?["result"]?.arrayValue ?? []
         #expect(actions.contains { $0["title"]?.stringValue?.hasPrefix("Replace with") == true })
-        let ignore = try #require(actions.first { $0["title"]?.stringValue?.hasPrefix("Ignore ") == true })
+        let here = try #require(actions.first { $0["title"]?.stringValue?.hasSuffix(" here") == true })
+        let hereEdit = here["edit"]?["changes"]?[uri]?.arrayValue?.first
+        #expect(hereEdit?["range"]?["start"]?["line"]?.intValue == 3)   // its own line after the front matter
+        #expect(hereEdit?["newText"]?.stringValue?.hasPrefix("<!-- tk-ignore-next-line ") == true)
+        let ignore = try #require(actions.first { $0["title"]?.stringValue?.hasSuffix(" in this file") == true })
         let edit = ignore["edit"]?["changes"]?[uri]?.arrayValue?.first
         #expect(edit?["range"]?["start"]?["line"]?.intValue == 3)   // after the front matter
         #expect(edit?["newText"]?.stringValue?.hasPrefix("<!-- tk-ignore-file ") == true)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TKCore
 
@@ -130,6 +131,13 @@ import Testing
         let (offset, comment) = LSPServer.ignoreHere(text, at: 20, rule: "passive")
         #expect(offset == 16)
         #expect(comment == " <!-- tk-ignore-next-line passive -->")
+    }
+
+    @Test func afterAHeadingOrTheFrontMatterItTakesALineOfItsOwn() {
+        let heading = Array("# Title\nThe cake was eaten.\n".utf8)
+        #expect(LSPServer.ignoreHere(heading, at: 12, rule: "passive").0 == 8)
+        let front = Array("---\ntitle: x\n---\nThe cake was eaten.\n".utf8)
+        #expect(LSPServer.ignoreHere(front, at: 20, rule: "passive") == (17, "<!-- tk-ignore-next-line passive -->\n"))
     }
 
     @Test func theCommentSilencesThatLineOnly() {
