@@ -116,6 +116,8 @@ public struct DocumentPipeline: Sendable {
                 sidecar.sha256 = sha
                 sidecar.words = doc.wordCount
                 sidecar.quick = quickFindings(doc, config: config, overrides: sidecar.journey.overrides, root: root)
+                // The team's Vale styles (issue 22), beside the quick heuristics.
+                sidecar.quick += ValeEngine.findings(bytes: doc.bytes, projectRoot: root.display, relativePath: rel.display)
                 journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
             }
             written.append((rel, outcome))
@@ -123,7 +125,8 @@ public struct DocumentPipeline: Sendable {
             let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
             records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
                                                     contentSha256: sha, dropContent: !pending,
-                                                    derivedFrom: Self.derivation(sha256: sha, config: config)))
+                                                    derivedFrom: Self.derivation(sha256: sha, config: config,
+                                                                                 vale: ValeEngine.digest(projectRoot: root.display))))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",
@@ -198,8 +201,8 @@ public struct DocumentPipeline: Sendable {
 
     /// What a sidecar's derived parts (quick findings, journey settings) depend on besides the
     /// document's own sidecar: its bytes and the project settings.
-    public static func derivation(sha256: String, config: Configuration) -> String {
-        sha256 + ":" + DocumentSettings.projectDigest(config)
+    public static func derivation(sha256: String, config: Configuration, vale: String = "") -> String {
+        sha256 + ":" + DocumentSettings.projectDigest(config) + (vale.isEmpty ? "" : ":vale-" + vale)
     }
 
     /// The `stale` rule for `Indexer.sync`: unchanged documents whose recorded derivation is not the
@@ -209,7 +212,8 @@ public struct DocumentPipeline: Sendable {
         return { unchanged, wholeProject in
             let recorded = try states.derivations(project: root, paths: wholeProject ? nil : Array(unchanged.keys))
             var out = Set<PathBytes>()
-            for (rel, sha) in unchanged where recorded[rel] != Self.derivation(sha256: sha, config: config) { out.insert(rel) }
+            let vale = ValeEngine.digest(projectRoot: root.display)
+            for (rel, sha) in unchanged where recorded[rel] != Self.derivation(sha256: sha, config: config, vale: vale) { out.insert(rel) }
             return out
         }
     }

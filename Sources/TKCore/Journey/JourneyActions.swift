@@ -182,7 +182,9 @@ public struct JourneyActions: Sendable {
                 let settings = DocumentSettings.resolve(frontMatter: doc.frontMatter.tk, overrides: sidecar.journey.overrides,
                                                         config: config, catalog: catalog)
                 sidecar.quick = HeuristicsEngine(options: settings.heuristics).findings(in: doc)
-                derived = DocumentPipeline.derivation(sha256: sha, config: config)
+                    + ValeEngine.findings(bytes: doc.bytes, projectRoot: loc.project.display, relativePath: loc.relative.display)
+                derived = DocumentPipeline.derivation(sha256: sha, config: config,
+                                                      vale: ValeEngine.digest(projectRoot: loc.project.display))
             }
         }
         return (SidecarStore.Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem), doc.frontMatter.tk)

@@ -147,6 +147,11 @@ struct LSPOpenDocument: Sendable {
             let options = settings.options(resolved.heuristics)
             findings = linter.findings(buffer.bytes, options: options, fileName: fileName,
                                        project: ProjectWords.cached(project: projectRoot))
+            // The team's Vale styles (issue 22): globs see the path relative to the project.
+            if let path {
+                findings += ValeEngine.findings(bytes: buffer.bytes, projectRoot: projectRoot.display,
+                                                relativePath: path.relative(to: projectRoot)?.display ?? path.display)
+            }
             out.reserveCapacity(findings.count + pending.count)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }

@@ -126,3 +126,18 @@ public struct ValeEngine: Sendable {
         }
     }
 }
+
+extension ValeEngine {
+    /// The Vale findings for a document of a project (the agent's sidecar and the LSP): the
+    /// `.vale.ini` Vale would find from the project root; globs match the path relative to it.
+    public static func findings(bytes: [UInt8], projectRoot: String, relativePath: String) -> [Finding] {
+        guard let engine = discover(from: projectRoot) else { return [] }
+        return engine.findings(bytes: bytes, relativePath: relativePath)
+    }
+
+    /// The digest of the project's Vale configuration (ini and rule files), "" when it has none:
+    /// part of what a document's derived findings depend on.
+    public static func digest(projectRoot: String) -> String {
+        discover(from: projectRoot)?.digest ?? ""
+    }
+}
