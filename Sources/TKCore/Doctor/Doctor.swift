@@ -50,6 +50,7 @@ public enum Doctor {
         checks += notifications(loaded.config.notifications, environment: env)
         checks += data(paths: paths)
         checks += projectChecks(projects, live: live)
+        checks += valeChecks(projects + [FileSystem.absolute(FileManager.default.currentDirectoryPath)])
         checks += await provider(configuration: loaded.config, environment: env, paths: paths, logger: logger,
                                  transport: transport)
         checks.append(systemd(environment: env))
@@ -210,6 +211,26 @@ public enum Doctor {
     }
 
     // MARK: projects
+
+    /// The team's Vale styles each project (and the working folder) uses: styles found, rules loaded
+    /// and skipped, problems in the ini or the rules.
+    static func valeChecks(_ folders: [PathBytes]) -> [DoctorCheck] {
+        var seen = Set<String>()
+        var checks: [DoctorCheck] = []
+        for folder in folders {
+            guard let ini = ValeConfiguration.find(from: folder.display), seen.insert(ini).inserted,
+                  let engine = ValeEngine.cached(path: ini, root: folder.display) else { continue }
+            let styles = engine.styles
+            let skipped = styles.skipped.isEmpty ? "" : "; skipped \(styles.skipped.count): "
+                + styles.skipped.prefix(8).joined(separator: "; ") + (styles.skipped.count > 8 ? "; …" : "")
+            checks.append(.init("vale", .ok, "\(ini): styles \(styles.styleNames.isEmpty ? "none" : styles.styleNames.joined(separator: ", ")); "
+                + "\(styles.rules.count) rules loaded\(skipped)"))
+            for p in engine.configuration.problems + styles.problems {
+                checks.append(.init("vale", .warn, p, fix: "correct the rule or the .vale.ini"))
+            }
+        }
+        return checks
+    }
 
     static func projectChecks(_ projects: [PathBytes], live: StatusSnapshot?) -> [DoctorCheck] {
         if projects.isEmpty {

@@ -55,7 +55,8 @@ public struct CheckSession {
     /// A project's inputs (configuration, dictionary, names), read once per session.
     public mutating func projectInputs(_ project: PathBytes) -> ProjectInputs {
         if let p = projects[project] { return p }
-        let p = resolver.project(project, loaded: configuration(project: project))
+        // `check` applies the Vale styles of the working folder itself (as Vale does), not the project's.
+        let p = resolver.project(project, loaded: configuration(project: project), vale: .some(nil))
         projects[project] = p
         return p
     }

@@ -155,6 +155,12 @@ struct LSPOpenDocument: Sendable {
                 config: loaded.config, configured: loaded.configured, catalog: project.catalog)
             let options = settings.options(resolved.heuristics)
             findings = linter.findings(buffer.bytes, options: options, fileName: fileName, project: project.words)
+            // The team's Vale styles (issue 22), as `DocumentResolver.derive` adds them: globs see
+            // the path relative to the project.
+            if let vale = project.vale, let path {
+                findings = Finding.merged(findings, vale.findings(bytes: buffer.bytes,
+                                                                  relativePath: path.relative(to: projectRoot)?.display ?? path.display))
+            }
             out.reserveCapacity(findings.count + pending.count)
             outBytes.reserveCapacity(findings.count + pending.count)
             cache.reserveCapacity(findings.count)

@@ -13,15 +13,21 @@ public struct ProjectInputs: Sendable {
     /// Further rule sources by name (a rule pack, a house style) with a digest of what they say.
     /// A source added here is part of every document's derivation key.
     public let ruleSources: [String: String]
+    /// The team's Vale styles (the `.vale.ini` Vale finds from the project root), nil without one.
+    /// Its digest (ini and rule files) is the rule source "vale".
+    public let vale: ValeEngine?
     /// The digest of everything above that a derived result can depend on.
     public let key: String
 
     public var config: Configuration { loaded.config }
 
     public init(root: PathBytes, loaded: LoadedConfiguration, words: ProjectWords, catalog: AdvisorCatalog,
-                catalogDigest: String? = nil, ruleSources: [String: String] = [:]) {
+                catalogDigest: String? = nil, ruleSources: [String: String] = [:], vale: ValeEngine? = nil) {
         self.root = root; self.loaded = loaded; self.words = words; self.catalog = catalog
+        var ruleSources = ruleSources
+        if let vale { ruleSources["vale"] = vale.digest }
         self.ruleSources = ruleSources
+        self.vale = vale
         self.key = Self.key(loaded: loaded, words: words, catalogDigest: catalogDigest ?? Self.digest(catalog),
                             ruleSources: ruleSources)
     }
@@ -111,14 +117,23 @@ public final class DocumentResolver: Sendable {
     ///   - watched: the folder is a project the agent or `index` keeps sidecars for: its `.tk/`
     ///     folder is made now when missing, so that its names count from the first derivation on,
     ///     for every surface (names are counted only in a folder with `.tk/`).
-    public func project(_ root: PathBytes, loaded: LoadedConfiguration? = nil, watched: Bool = false) -> ProjectInputs {
+    ///   - vale: the Vale styles to apply; by default those of the `.vale.ini` Vale would find from
+    ///     `root` (`.some(nil)`: none, for a caller that applies Vale itself).
+    public func project(_ root: PathBytes, loaded: LoadedConfiguration? = nil, watched: Bool = false,
+                        vale: ValeEngine?? = .none) -> ProjectInputs {
         if watched, FileSystem.lstatIfExists(root.appending(".tk")) == nil {
             try? FileSystem.makeDirectories(root.appending(".tk"))
         }
         let loaded = loaded ?? configuration(project: root)
         let words = ProjectWords.current(project: root, ignore: loaded.config.watch.ignore,
                                          maxFileBytes: max(0, loaded.config.watch.maxFileBytes))
-        return ProjectInputs(root: root, loaded: loaded, words: words, catalog: catalog, catalogDigest: catalogDigest)
+        let styles: ValeEngine?
+        switch vale {
+        case .some(let given): styles = given
+        case .none: styles = ValeEngine.discover(from: root.display)
+        }
+        return ProjectInputs(root: root, loaded: loaded, words: words, catalog: catalog, catalogDigest: catalogDigest,
+                             vale: styles)
     }
 
     /// The one rule for a document's project: the deepest of the known projects (watched or indexed)
@@ -159,11 +174,15 @@ public final class DocumentResolver: Sendable {
         return sidecar.journey.overrides
     }
 
-    /// The derivation: quick findings and word count, a pure function of the inputs.
+    /// The derivation: quick findings (the heuristics', then the project's Vale styles') and word
+    /// count, a pure function of the inputs.
     public func derive(_ inputs: DocumentInputs) -> Derived {
         let engine = engine(for: inputs.settings.heuristics)
-        return Derived(findings: engine.findings(in: inputs.document, project: inputs.project.words),
-                       words: inputs.document.wordCount)
+        var findings = engine.findings(in: inputs.document, project: inputs.project.words)
+        if let vale = inputs.project.vale, let relative = inputs.relative {
+            findings = Finding.merged(findings, vale.findings(bytes: inputs.document.bytes, relativePath: relative.display))
+        }
+        return Derived(findings: findings, words: inputs.document.wordCount)
     }
 
     /// The engine for `options` (kept: building one costs more than checking a document).

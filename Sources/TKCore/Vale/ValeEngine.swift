@@ -126,3 +126,28 @@ public struct ValeEngine: Sendable {
         }
     }
 }
+
+extension ValeEngine {
+    /// The Vale findings for a document of a project (the agent's sidecar and the LSP): the
+    /// `.vale.ini` Vale would find from the project root; globs match the path relative to it.
+    public static func findings(bytes: [UInt8], projectRoot: String, relativePath: String) -> [Finding] {
+        guard let engine = discover(from: projectRoot) else { return [] }
+        return engine.findings(bytes: bytes, relativePath: relativePath)
+    }
+
+    /// The digest of the project's Vale configuration (ini and rule files), "" when it has none:
+    /// part of what a document's derived findings depend on.
+    public static func digest(projectRoot: String) -> String {
+        discover(from: projectRoot)?.digest ?? ""
+    }
+}
+
+extension Finding {
+    /// Built-in findings and Vale's, in document order (stable: ties keep `a` before `b`).
+    public static func merged(_ a: [Finding], _ b: [Finding]) -> [Finding] {
+        if b.isEmpty { return a }
+        return (a + b).enumerated().sorted { x, y in
+            (x.element.line, x.element.column, x.offset) < (y.element.line, y.element.column, y.offset)
+        }.map(\.element)
+    }
+}

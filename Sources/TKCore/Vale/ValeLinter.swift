@@ -499,7 +499,12 @@ final class ValeFileLinter {
                     var message = rule.message
                     var replacements = expected.components(separatedBy: "|")
                     if rule.action == "replace" && rule.actionParams.isEmpty {
-                        if (capitalize || rule.ignorecase) && observed == Self.capFirst(observed) { replacements = replacements.map(Self.capFirst) }
+                        // `capitalize` (and, as the packs' suites expect, `ignorecase` for all-lowercase terms)
+                        // keeps a capitalised match capitalised.
+                        if observed == Self.capFirst(observed),
+                           capitalize || (rule.ignorecase && replacements.allSatisfy { $0 == $0.lowercased() }) {
+                            replacements = replacements.map(Self.capFirst)
+                        }
                         expected = Self.toSentence(replacements, "or")
                         for spec in ["'%s'", "\"%s\""] where message.components(separatedBy: spec).count - 1 == 2 {
                             if let r = message.range(of: spec) { message.replaceSubrange(r, with: "%s") }
@@ -565,13 +570,13 @@ final class ValeFileLinter {
                     out.append(makeAlert(rule, loc, t))
                 }
             }
-        case .capitalization(let match, let re, let exceptions, let threshold, let style, let indicators):
+        case .capitalization(let match, let re, let exceptions, let threshold, let style, let indicators, let prefix):
             let s = blk.text
             var expected = ""
             var ok = true
             switch match {
-            case "$title": (expected, ok) = ValeCase.title(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, chicago: style == "Chicago")
-            case "$sentence": (expected, ok) = ValeCase.sentence(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, indicators: indicators)
+            case "$title": (expected, ok) = ValeCase.title(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, chicago: style == "Chicago", prefix: prefix)
+            case "$sentence": (expected, ok) = ValeCase.sentence(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, indicators: indicators, prefix: prefix)
             case "$lower": expected = s.lowercased(); ok = s == expected || excepted(rule, s)
             case "$upper": expected = s.uppercased(); ok = s == expected || excepted(rule, s)
             default: expected = re?.pattern ?? ""; ok = (re?.isMatch(s) ?? true) || excepted(rule, s)

@@ -12,7 +12,42 @@ public final class ValeRegex: @unchecked Sendable {
     /// Compiles `pattern`, translating the Go/.NET spellings ICU does not know.
     public init(_ pattern: String) throws {
         self.pattern = pattern
-        re = try NSRegularExpression(pattern: Self.translate(pattern), options: [])
+        let t = Self.translate(pattern)
+        do {
+            re = try NSRegularExpression(pattern: t, options: [])
+        } catch {
+            // .NET allows any lookbehind; ICU needs a bounded one: bound `+` and `*` inside it.
+            re = try NSRegularExpression(pattern: Self.boundLookbehinds(t), options: [])
+        }
+    }
+
+    static func boundLookbehinds(_ p: String) -> String {
+        let c = Array(p)
+        var out = ""
+        var i = 0
+        var depth = 0          // parenthesis depth
+        var lbDepth: [Int] = [] // depths at which lookbehinds opened
+        var inClass = false
+        while i < c.count {
+            let ch = c[i]
+            if ch == "\\" && i + 1 < c.count { out.append(ch); out.append(c[i + 1]); i += 2; continue }
+            if inClass { if ch == "]" { inClass = false }; out.append(ch); i += 1; continue }
+            if ch == "[" { inClass = true; out.append(ch); i += 1; continue }
+            if ch == "(" {
+                depth += 1
+                if i + 3 < c.count, c[i + 1] == "?", c[i + 2] == "<", c[i + 3] == "=" || c[i + 3] == "!" { lbDepth.append(depth) }
+            } else if ch == ")" {
+                if lbDepth.last == depth { lbDepth.removeLast() }
+                depth -= 1
+            } else if !lbDepth.isEmpty && (ch == "+" || ch == "*") {
+                out += ch == "+" ? "{1,100}" : "{0,100}"
+                i += 1
+                continue
+            }
+            out.append(ch)
+            i += 1
+        }
+        return out
     }
 
     /// `(?P<name>` → `(?<name>`; POSIX classes outside brackets stay as they are.

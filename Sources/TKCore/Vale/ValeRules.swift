@@ -9,7 +9,7 @@ public struct ValeRule: Sendable {
         case occurrence(pattern: ValeRegex, min: Int, max: Int)
         case repetition(pattern: ValeRegex, max: Int, alpha: Bool, ignorecase: Bool)
         case consistency(steps: [(pattern: ValeRegex, groups: [Int: String], subs: [String])])
-        case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String])
+        case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String], prefix: String)
         case conditional(first: ValeRegex, second: ValeRegex)
         case metric(formula: String, condition: String)
     }
@@ -335,7 +335,7 @@ public struct ValeStyles: Sendable {
             var th = (m["threshold"] as? Double) ?? Double(int(m["threshold"]))
             if th == 0 { th = 0.8 }
             rule.kind = .capitalization(match: match, regex: re, exceptions: excList, threshold: th, style: str(m["style"]) ?? "AP",
-                                        indicators: strings(m["indicators"]))
+                                        indicators: strings(m["indicators"]), prefix: str(m["prefix"]) ?? "")
         case "conditional":
             rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
             rule.kind = .conditional(first: try regex(str(m["first"]) ?? "", name), second: try regex(str(m["second"]) ?? "", name))

@@ -66,22 +66,46 @@ enum ValeCase {
         return f.uppercased() + s.dropFirst()
     }
 
-    static func title(_ s: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, chicago: Bool) -> (String, Bool) {
+    /// Splits off a leading `prefix` match (kept as it is in the expected form).
+    static func splitPrefix(_ s: String, _ prefix: String) -> (String, String) {
+        guard !prefix.isEmpty, let re = try? ValeRegex(prefix) else { return ("", s) }
+        let t = ValeText(s)
+        guard let m = re.matches(in: t).first, m.range.lowerBound == 0, !m.range.isEmpty else { return ("", s) }
+        return (t.slice(m.range), t.slice(m.range.upperBound..<t.scalars.count))
+    }
+
+    /// Indices of words covered by a multi-word exception, with the exception's own form.
+    static func phraseWords(_ words: [String], _ exceptions: [String]) -> [Int: String] {
+        var out: [Int: String] = [:]
+        for e in exceptions where e.contains(" ") {
+            let ew = e.split(separator: " ").map(String.init)
+            guard ew.count <= words.count else { continue }
+            for i in 0...(words.count - ew.count) where (0..<ew.count).allSatisfy({ words[i + $0].lowercased() == ew[$0].lowercased() }) {
+                for k in 0..<ew.count { out[i + k] = ew[k] }
+            }
+        }
+        return out
+    }
+
+    static func title(_ full: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, chicago: Bool, prefix: String = "") -> (String, Bool) {
+        let (pre, s) = splitPrefix(full, prefix)
         let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let phrases = phraseWords(words, exceptions)
         let small = chicago ? chicagoSmall : apSmall
         let nonEmpty = words.indices.filter { !words[$0].isEmpty }
         var conv: [String] = []
         for (i, w) in words.enumerated() {
             if w.isEmpty { conv.append(w); continue }
-            if let v = vocabForm(w, exceptions) { conv.append(v); continue }
+            if let v = phrases[i] ?? vocabForm(w, exceptions) { conv.append(v); continue }
             let bare = w.lowercased().trimmingCharacters(in: .punctuationCharacters)
             let edge = i == nonEmpty.first || i == nonEmpty.last || (i > 0 && words[i - 1].hasSuffix(":"))
             if !edge && small.contains(bare) { conv.append(w.lowercased()) }
             else if w.contains("-") { conv.append(w.split(separator: "-", omittingEmptySubsequences: false).map { capFirst(String($0)) }.joined(separator: "-")) }
             else { conv.append(capFirst(w)) }
         }
-        let expected = conv.joined(separator: " ")
-        let exp = tokens(expected, exceptRe), got = tokens(s, exceptRe)
+        let converted = conv.joined(separator: " ")
+        let expected = pre + converted
+        let exp = tokens(converted, exceptRe), got = tokens(s, exceptRe)
         var count = 0.0, n = 0.0
         for (i, w) in got.enumerated() {
             if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) || w == w.uppercased() { count += 1 }
@@ -90,22 +114,25 @@ enum ValeCase {
         return (expected, n == 0 || count / n >= threshold)
     }
 
-    static func sentence(_ s: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, indicators: [String]) -> (String, Bool) {
+    static func sentence(_ full: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, indicators: [String], prefix: String = "") -> (String, Bool) {
+        let (pre, s) = splitPrefix(full, prefix)
         let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let phrases = phraseWords(words, exceptions)
         var conv: [String] = []
         var first = true
         var prev = ""
         for (i, w) in words.enumerated() {
             if w.isEmpty { conv.append(w); continue }
-            if let v = vocabForm(w, exceptions) { conv.append(v) }
+            if let v = phrases[i] ?? vocabForm(w, exceptions) { conv.append(v) }
             else if first || indicators.contains(where: { prev.hasSuffix($0) }) || (i == 1 && prev.range(of: "^\\d+\\.", options: .regularExpression) != nil) {
                 conv.append(capFirst(w.lowercased()))
             } else { conv.append(w.lowercased()) }
             first = false
             prev = w
         }
-        let expected = conv.joined(separator: " ")
-        let exp = tokens(expected, exceptRe), got = tokens(s, exceptRe)
+        let converted = conv.joined(separator: " ")
+        let expected = pre + converted
+        let exp = tokens(converted, exceptRe), got = tokens(s, exceptRe)
         var count = 0.0, n = 0.0
         for (i, w) in got.enumerated() {
             if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) { count += 1 }
@@ -193,7 +220,7 @@ enum ValeMetric {
             var tok = ""
             while i < s.count, s[i].properties.isAlphabetic || s[i].properties.numericType != nil || s[i] == "_" || s[i] == "." { tok.unicodeScalars.append(s[i]); i += 1 }
             if let d = Double(tok) { return d }
-            return vars[tok] ?? 0
+            return vars[tok.replacingOccurrences(of: ".", with: "_")] ?? 0
         }
     }
 }

@@ -85,7 +85,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let vale { findings = Self.merge(findings, vale.findings(bytes: bytes, relativePath: Self.valePath(display, vale))) }
+                if let vale { findings = Finding.merged(findings, vale.findings(bytes: bytes, relativePath: Self.valePath(display, vale))) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -201,14 +201,6 @@ extension TKAgent {
             var p = display
             while p.hasPrefix("./") { p.removeFirst(2) }
             return p.hasPrefix("/") ? vale.relativePath(for: p) : p
-        }
-
-        /// Built-in findings and Vale's, in document order.
-        static func merge(_ a: [Finding], _ b: [Finding]) -> [Finding] {
-            if b.isEmpty { return a }
-            return (a + b).enumerated().sorted { x, y in
-                (x.element.line, x.element.column, x.offset) < (y.element.line, y.element.column, y.offset)
-            }.map(\.element)
         }
 
         static func realPath(_ p: PathBytes) -> PathBytes? {

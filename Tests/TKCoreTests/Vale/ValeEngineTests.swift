@@ -1,0 +1,210 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+/// A throwaway project: `.vale.ini`, a `styles/House` folder of rules written here, documents.
+private struct Project {
+    let root: String
+    init(ini: String, rules: [String: String], vocab: (accept: [String], reject: [String])? = nil) throws {
+        root = NSTemporaryDirectory() + "vale-\(UUID().uuidString)"
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/styles/House", withIntermediateDirectories: true)
+        try ini.write(toFile: root + "/.vale.ini", atomically: true, encoding: .utf8)
+        for (name, body) in rules {
+            try body.write(toFile: root + "/styles/House/\(name).yml", atomically: true, encoding: .utf8)
+        }
+        if let vocab {
+            let dir = root + "/styles/config/vocabularies/Team"
+            try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            try vocab.accept.joined(separator: "\n").write(toFile: dir + "/accept.txt", atomically: true, encoding: .utf8)
+            try vocab.reject.joined(separator: "\n").write(toFile: dir + "/reject.txt", atomically: true, encoding: .utf8)
+        }
+    }
+    func engine() throws -> ValeEngine {
+        ValeEngine(configuration: try ValeConfiguration.load(path: root + "/.vale.ini"), root: root)
+    }
+    /// `file:line:col:Rule:message` lines, as `vale --output=line` prints them.
+    func lint(_ text: String, as name: String = "test.md") throws -> [String] {
+        try engine().findings(bytes: Array(text.utf8), relativePath: name).map { "\($0.line):\($0.column):\($0.rule):\($0.message)" }
+    }
+}
+
+private let baseIni = """
+StylesPath = styles
+MinAlertLevel = suggestion
+
+[*.md]
+BasedOnStyles = House
+"""
+
+@Suite struct ValeEngineTests {
+    @Test func existenceFindsTokensWithValeColumnsAndSkipsCode() throws {
+        let p = try Project(ini: baseIni, rules: ["Weasel": """
+            extends: existence
+            message: "Avoid '%s'."
+            ignorecase: true
+            level: warning
+            tokens:
+              - very
+              - quite
+            """])
+        let text = "# Title\n\nThis is Very good, `very` in code.\n\n```\nvery\n```\n\nQuite — über quite.\n"
+        #expect(try p.lint(text) == [
+            "3:9:House.Weasel:Avoid 'Very'.",
+            "9:1:House.Weasel:Avoid 'Quite'.",
+            "9:14:House.Weasel:Avoid 'quite'.",
+        ])
+    }
+
+    @Test func substitutionCarriesTheReplacementAndFormatsTheMessage() throws {
+        let p = try Project(ini: baseIni, rules: ["Terms": """
+            extends: substitution
+            message: "Use '%s' instead of '%s'."
+            level: error
+            ignorecase: true
+            action:
+              name: replace
+            swap:
+              utilise: use
+              e-mail: email
+            """])
+        let f = try p.engine().findings(bytes: Array("Please utilise the\ne-mail form.\n".utf8), relativePath: "test.md")
+        #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["1:8:Use 'use' instead of 'utilise'.", "2:1:Use 'email' instead of 'e-mail'."])
+        #expect(f.first?.replacements == ["use"])
+        #expect(f.first?.severity == .error)
+        #expect(f.first?.category == .vale)
+        #expect(f.first?.text == "utilise")
+    }
+
+    @Test func occurrenceRepetitionAndConsistency() throws {
+        let p = try Project(ini: baseIni, rules: [
+            "Long": """
+            extends: occurrence
+            message: "More than 5 words (%s)."
+            scope: sentence
+            level: suggestion
+            max: 5
+            token: '\\b(\\w+)\\b'
+            """,
+            "Again": """
+            extends: repetition
+            message: "'%s' is repeated."
+            alpha: true
+            tokens:
+              - '[^\\s]+'
+            """,
+            "Spell": """
+            extends: consistency
+            message: "Inconsistent spelling of '%s'."
+            either:
+              colour: color
+            """,
+        ])
+        let out = try p.lint("One two three four five six seven.\n\nThe the colour and the color.\n")
+        #expect(out.contains("1:1:House.Long:More than 5 words (7)."))
+        #expect(out.contains("3:1:House.Again:'the' is repeated.") == false) // "The the" differs in case
+        #expect(out.contains("3:24:House.Spell:Inconsistent spelling of 'color'."))
+        let rep = try p.lint("It is is here.\n")
+        #expect(rep.contains("1:4:House.Again:'is' is repeated."))
+    }
+
+    @Test func capitalizationAndConditionalOnTheirScopes() throws {
+        let p = try Project(ini: baseIni, rules: [
+            "Heads": """
+            extends: capitalization
+            message: "'%s' should be in sentence case."
+            scope: heading
+            match: $sentence
+            """,
+            "Acronyms": """
+            extends: conditional
+            message: "'%s' has no definition."
+            first: '\\b([A-Z]{3,5})\\b'
+            second: '(?:\\b[A-Z][a-z]+ )+\\(([A-Z]{3,5})\\)'
+            exceptions:
+              - API
+            """,
+        ])
+        let out = try p.lint("# A Heading In Title Case\n\n## A fine heading\n\nThe World Health Organization (WHO) and WHO. The NBA and the API.\n")
+        #expect(out == [
+            "1:3:House.Heads:'A Heading In Title Case' should be in sentence case.",
+            "5:50:House.Acronyms:'NBA' has no definition.",
+        ])
+    }
+
+    @Test func metricUsesDocumentCounts() throws {
+        let p = try Project(ini: baseIni, rules: ["Lists": """
+            extends: metric
+            message: "This topic has %s lists and headings."
+            formula: heading.h2 + list
+            condition: "> 1"
+            """])
+        #expect(try p.lint("## One\n\nSome words here.\n\n- item\n") == ["1:1:House.Lists:This topic has 2.00 lists and headings."])
+        #expect(try p.lint("Some words here.\n") == [])
+    }
+
+    @Test func commentsSwitchRulesInsideTheDocument() throws {
+        let p = try Project(ini: baseIni, rules: ["Weasel": "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - very\n"])
+        let text = "very one\n\n<!-- vale off -->\n\nvery two\n\n<!-- vale on -->\n\nvery three\n\n<!-- vale House.Weasel = NO -->\n\nvery four\n\n<!-- vale House.Weasel = YES -->\n\nvery five\n"
+        #expect(try p.lint(text) == ["1:1:House.Weasel:'very'", "9:1:House.Weasel:'very'", "17:1:House.Weasel:'very'"])
+    }
+
+    @Test func iniSectionsLevelsAndMinAlertLevel() throws {
+        let rules = ["Weasel": "extends: existence\nmessage: \"'%s'\"\nlevel: suggestion\ntokens:\n  - very\n",
+                     "Hedge": "extends: existence\nmessage: \"hedge '%s'\"\ntokens:\n  - maybe\n"]
+        let ini = """
+            StylesPath = styles
+
+            [*]
+            BasedOnStyles = House
+
+            [*.md]
+            House.Hedge = NO
+
+            [special.md]
+            House.Hedge = YES
+            House.Weasel = error
+            House.Missing = YES
+            """
+        let p = try Project(ini: ini, rules: rules)
+        // Hedge is off for *.md. As in Vale, a level set in any section applies to the rule everywhere:
+        // Weasel (a suggestion, under the default MinAlertLevel warning) shows as an error.
+        #expect(try p.lint("very maybe\n") == ["1:1:House.Weasel:'very'"])
+        // [special.md] switches Hedge back on and raises Weasel to error.
+        let f = try p.engine().findings(bytes: Array("very maybe\n".utf8), relativePath: "special.md")
+        #expect(f.map(\.rule) == ["House.Weasel", "House.Hedge"])
+        #expect(f.first?.severity == .error)
+        #expect(ValeGlob("*.{md,py}").matches("a/b.py") && ValeGlob("*.md").matches("deep/er/x.md") && !ValeGlob("*.md").matches("x.txt"))
+    }
+
+    @Test func tokenIgnoresVocabAndLineEnds() throws {
+        let ini = baseIni + "\nTokenIgnores = (\\$[^\\n$]+\\$)\n"
+        let p = try Project(ini: "Vocab = Team\n" + ini.replacingOccurrences(of: "BasedOnStyles = House", with: "BasedOnStyles = House, Vale"),
+                            rules: ["Weasel": "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - very\n  - Tk\n"],
+                            vocab: (accept: ["Tk"], reject: ["synergy"]))
+        let out = try p.lint("Math $very$ here.\r\nvery synergy Tk\rvery\n")
+        #expect(out == ["2:1:House.Weasel:'very'", "2:6:Vale.Avoid:Avoid using 'synergy'.", "3:1:House.Weasel:'very'"])
+    }
+
+    @Test func unsupportedTypesAreSkippedNotFatal() throws {
+        let p = try Project(ini: baseIni, rules: [
+            "Script": "extends: script\nmessage: x\nscript: 'x := 1'\n",
+            "Broken": "extends: nonsense\nmessage: x\n",
+            "Weasel": "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - very\n",
+        ])
+        let e = try p.engine()
+        #expect(e.styles.skipped.contains { $0.hasPrefix("House.Script") })
+        #expect(e.problems.contains { $0.contains("Broken") })
+        #expect(try p.lint("very\n") == ["1:1:House.Weasel:'very'"])
+    }
+
+    @Test func discoveryWalksUpAndDigestChangesWithRules() throws {
+        let p = try Project(ini: baseIni, rules: ["Weasel": "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - very\n"])
+        let sub = p.root + "/docs/deep"
+        try FileManager.default.createDirectory(atPath: sub, withIntermediateDirectories: true)
+        #expect(ValeConfiguration.find(from: sub) == p.root + "/.vale.ini")
+        let d1 = try p.engine().digest
+        try "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - quite\n".write(toFile: p.root + "/styles/House/Weasel.yml", atomically: true, encoding: .utf8)
+        #expect(try p.engine().digest != d1)
+    }
+}

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Speed of a team's Vale pack in `check`: whole-process time on a 10,000-word chapter.
+
+Usage: bench/vale_speed.py --styles /tmp/vp/Microsoft --style Microsoft [--file ../shared/corpora → prose/sample10k.md]
+       [--bin .build/release/tk-agent] [--runs 7]
+
+Rows (median of --runs whole-process runs, same machine, same run):
+  tk-agent check (no .vale.ini), tk-agent check with the style, proselint check (the baseline).
+"""
+import argparse, os, shutil, statistics, subprocess, tempfile, time
+
+def timed(cmd, cwd, runs):
+    out = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        out.append(time.perf_counter() - t)
+    return statistics.median(out)
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--styles", required=True, help="folder holding the style folder (StylesPath)")
+    ap.add_argument("--style", default="Microsoft")
+    ap.add_argument("--file", default="/tmp/corpora/prose/sample10k.md")
+    ap.add_argument("--bin", default=".build/release/tk-agent")
+    ap.add_argument("--runs", type=int, default=7)
+    a = ap.parse_args()
+    binary = os.path.abspath(a.bin)
+    with tempfile.TemporaryDirectory() as d:
+        plain = os.path.join(d, "plain"); vale = os.path.join(d, "vale")
+        for f in (plain, vale):
+            os.makedirs(f)
+            shutil.copy(a.file, os.path.join(f, "chapter.md"))
+        with open(os.path.join(vale, ".vale.ini"), "w") as fh:
+            fh.write(f"StylesPath = {os.path.abspath(a.styles)}\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = {a.style}\n")
+        words = len(open(a.file, encoding="utf-8").read().split())
+        r = subprocess.run([binary, "check", "--format", "json", "chapter.md"], cwd=vale, capture_output=True, text=True)
+        import json
+        n = sum(1 for f in json.loads(r.stdout)["files"] for x in f["findings"] if x["category"] == "vale")
+        rows = [
+            ("tk-agent check (no .vale.ini)", timed([binary, "check", "--format", "json", "chapter.md"], plain, a.runs)),
+            (f"tk-agent check + {a.style} ({n} Vale findings)", timed([binary, "check", "--format", "json", "chapter.md"], vale, a.runs)),
+        ]
+        pl = shutil.which("proselint")
+        if pl:
+            rows.append(("proselint check", timed([pl, "check", "chapter.md"], plain, max(3, a.runs // 2))))
+        print(f"{words} words, median of {a.runs} runs\n")
+        print("| command | seconds | vs proselint |")
+        print("|---|---|---|")
+        base = rows[-1][1] if pl else None
+        for name, t in rows:
+            print(f"| {name} | {t:.3f} | {base / t:.1f}x |" if base else f"| {name} | {t:.3f} | - |")
+
+if __name__ == "__main__":
+    main()
