@@ -190,7 +190,7 @@ private func prose(_ d: MarkdownDocument) -> [String] {
     func oddBytes(_ bytes: [UInt8]) {
         let d = MarkdownDocument(bytes: bytes, fileName: "x.md")
         for b in d.proseBlocks {
-            #expect(b.range.lowerBound >= 0 && b.range.upperBound <= bytes.count)
+            #expect(b.range.lowerBound >= 0 && b.range.upperBound <= d.bytes.count)
             for m in b.masks { #expect(m.range.lowerBound >= b.range.lowerBound && m.range.upperBound <= b.range.upperBound) }
         }
     }

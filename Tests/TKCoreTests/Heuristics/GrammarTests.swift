@@ -126,4 +126,13 @@ private func corrected(_ text: String) -> String? {
         #expect(!f.contains { $0.category == .spelling && $0.rule == "spelling" && $0.text == "Befehl" } || (try? Speller.named("de_DE").get()) != nil)
         #expect(!f.contains { $0.category == .grammar })
     }
+
+    @Test func englishBuiltOfWordsOtherLanguagesShareStaysEnglish() {
+        // "in" and "a" are Italian, Dutch and Portuguese function words too: an English document made
+        // of them must not be taken for another language (and lose every English rule).
+        let text = String(repeating: "Plain words in a plain line here.\n\n", count: 60) + "The pie was eaten.\n"
+        let f = findings(text, HeuristicsOptions())
+        #expect(!f.contains { $0.rule == "other_language" })
+        #expect(f.contains { $0.rule == "passive" })
+    }
 }

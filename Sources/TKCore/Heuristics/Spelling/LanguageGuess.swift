@@ -12,7 +12,8 @@ enum LanguageGuess {
     static let stopWords: [String] = [
         // en
         "the and is are was were of to that it for with on be this have not you he she they we but or at by from his "
-            + "which would there their been has had will can what about when an who into than them these some",
+            + "which would there their been has had will can what about when an who into than them these some "
+            + "a in i as if so do my me her him its our your one all out up then us here",
         // de
         "der die das und ist nicht ein eine einen einem dem den des zu mit sich auf für von wir ich sie es auch wie noch "
             + "nur aber oder wenn dass bei aus nach kann sind wird werden war hat haben um im zum zur über durch dieser "
