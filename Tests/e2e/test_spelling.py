@@ -88,7 +88,9 @@ def test_missing_dictionary_is_one_clear_line(tk, tmp_path):
 
 def test_cap_per_document_most_frequent_first(tk, tmp_path):
     words = [f"zq{chr(97 + i)}{chr(97 + j)}x" for i in range(10) for j in range(6)]  # 60 distinct unknown words
-    text = "# Many\n\n" + " ".join(words) + ". " + " ".join(["blorptastic"] * 4) + ".\n"
+    # Each sentence opens with a real word: a misspelt word that opens a sentence uncapitalised is
+    # one finding, the capital's (one finding per span, the most specific rule winning).
+    text = "# Many\n\nWords " + " ".join(words) + ". And " + " ".join(["blorptastic"] * 4) + ".\n"
     root = project(tmp_path, text)
     found, _ = spelling(tk, root / "ch1.md")
     assert len(found) == 40

@@ -223,3 +223,14 @@ func releaseFreedMemory() { _ = malloc_trim(0) }
 #else
 func releaseFreedMemory() {}
 #endif
+
+// ServiceLifecycle logs each service with `"\(service)"` (at debug level). The default description
+// reflects every stored property, an environment with API keys among them: each service names
+// itself instead, so that no secret reaches a log.
+extension WatchService: CustomStringConvertible { var description: String { "WatchService" } }
+extension IndexService: CustomStringConvertible { var description: String { "IndexService" } }
+extension PassageService: CustomStringConvertible { var description: String { "PassageService" } }
+extension NotificationService: CustomStringConvertible { var description: String { "NotificationService" } }
+extension ExtensionService: CustomStringConvertible { var description: String { "ExtensionService" } }
+extension SignalService: CustomStringConvertible { var description: String { "SignalService" } }
+extension StatusService: CustomStringConvertible { var description: String { "StatusService" } }

@@ -29,6 +29,10 @@ public struct LSPDocumentActions: Sendable {
         recent.inputs(root, loaded: loaded) { resolver.project(root, loaded: loaded) }
     }
 
+    /// Forgets a project's inputs read moments ago: after a change to them (a word added to its
+    /// dictionary) the next lint reads them again.
+    public func forgetProjectInputs(_ root: PathBytes) { recent.forget(root) }
+
     private func journey() -> JourneyActions {
         JourneyActions(paths: paths, database: try? AppDatabase.open(paths: paths), environment: environment)
     }
@@ -155,4 +159,6 @@ final class RecentProjectInputs: Sendable {
         }
         return fresh
     }
+
+    func forget(_ root: PathBytes) { entries.withLock { _ = $0.removeValue(forKey: root) } }
 }

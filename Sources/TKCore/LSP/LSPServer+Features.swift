@@ -278,7 +278,10 @@ extension LSPServer {
     /// depend on beyond the buffer (the project dictionary, the journey, the configuration).
     func republishAll() {
         for u in documents.keys {
-            if let root = documents[u]?.project { ProjectWords.invalidate(project: root) }
+            if let root = documents[u]?.project {
+                ProjectWords.invalidate(project: root)
+                actions.forgetProjectInputs(root)
+            }
             documents[u]?.linter = LSPLinter()
             documents[u]?.config = nil
             guard documents[u] != nil else { continue }
