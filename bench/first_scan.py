@@ -63,7 +63,7 @@ class Home:
         work.mkdir(parents=True)
         cfg = work / "config" / "tk" / "config.json"
         cfg.parent.mkdir(parents=True)
-        cfg.write_text(json.dumps({"watch": {"settle_ms": 50}, "review": {"auto": False},
+        cfg.write_text(json.dumps({**({"heuristics": {"spelling": False}} if os.environ.get("NOSPELL") else {}), "watch": {"settle_ms": 50}, "review": {"auto": False},
                                    "notifications": {"enabled": False}}))
         (work / "run").mkdir(mode=0o700)
         self.env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",

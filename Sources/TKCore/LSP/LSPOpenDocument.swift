@@ -164,9 +164,10 @@ struct LSPOpenDocument: Sendable {
             out.reserveCapacity(findings.count + pending.count)
             outBytes.reserveCapacity(findings.count + pending.count)
             cache.reserveCapacity(findings.count)
+            var cursor = LSPTextBuffer.RangeCursor(buffer, encoding: encoding)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }
-                let range = buffer.range(f.start..<f.end, encoding: encoding)
+                let range = cursor.range(f.start..<f.end)
                 let key = DiagnosticKey(range: range, severity: sev, rule: f.rule, category: f.category.rawValue,
                                         message: f.message, replacements: f.replacements)
                 if let hit = cache[key] ?? diagnosticCache[key] {
@@ -240,7 +241,7 @@ struct LSPOpenDocument: Sendable {
     /// The `tk:` block of the buffer's front matter (parsing only the front matter, not the document).
     static func frontMatterTK(_ bytes: [UInt8]) -> TKBlock {
         guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return TKBlock() }
-        let end = LSPLinter.chunks(Array(bytes.prefix(256 * 1024))).first?.upperBound ?? 0
+        let end = LSPLinter.frontMatterEnd(bytes)
         guard end > 0 else { return TKBlock() }
         return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk
     }
@@ -254,4 +255,17 @@ struct DiagnosticKey: Hashable, Sendable {
     var category: String
     var message: String
     var replacements: [String]
+
+    /// Hashes the place and the sizes only: hashing thousands of messages (Unicode-normalised) per
+    /// keystroke cost more than the rest of a diagnostic; equality still compares every field.
+    func hash(into h: inout Hasher) {
+        h.combine(range.start.line)
+        h.combine(range.start.character)
+        h.combine(range.end.line)
+        h.combine(range.end.character)
+        h.combine(severity)
+        h.combine(rule.utf8.count)
+        h.combine(message.utf8.count)
+        h.combine(replacements.count)
+    }
 }

@@ -108,6 +108,67 @@ public struct LSPTextBuffer: Sendable {
         }
     }
 
+    /// Ranges of a run of byte offsets that mostly increase (a document's findings in order): each
+    /// start is counted on from the previous one when it is on the same line or later, each end from
+    /// its start, instead of from the line's start (long paragraphs are single lines).
+    public struct RangeCursor {
+        let buffer: LSPTextBuffer
+        let encoding: LSPPositionEncoding
+        var line = 0
+        var byte = 0
+        var units = 0
+
+        public init(_ buffer: LSPTextBuffer, encoding: LSPPositionEncoding) {
+            self.buffer = buffer
+            self.encoding = encoding
+        }
+
+        public mutating func range(_ r: Range<Int>) -> LSPRange {
+            let n = buffer.bytes.count
+            let lo = max(0, min(r.lowerBound, n)), hi = max(lo, min(r.upperBound, n))
+            let starts = buffer.lineStarts
+            if lo < byte {
+                let p = buffer.position(ofByte: lo, encoding: encoding)
+                line = p.line; byte = lo; units = p.character
+            } else {
+                var moved = false
+                while line + 1 < starts.count, starts[line + 1] <= lo { line += 1; moved = true }
+                if moved { byte = starts[line]; units = 0 }
+                units += count(from: byte, to: lo)
+                byte = lo
+            }
+            let start = LSPPosition(line: line, character: units)
+            // The end, walked on from the start (spans are short).
+            var endLine = line, endUnits = units, i = lo
+            while i < hi {
+                if buffer.bytes[i] == 10 {
+                    endLine += 1; endUnits = 0; i += 1
+                    continue
+                }
+                var j = i
+                while j < hi, buffer.bytes[j] != 10 { j += 1 }
+                endUnits += count(from: i, to: j)
+                i = j
+            }
+            return LSPRange(start: start, end: LSPPosition(line: endLine, character: endUnits))
+        }
+
+        /// Units of `bytes[from..<to]` (no newline inside), as `position(ofByte:encoding:)` counts them.
+        private func count(from: Int, to: Int) -> Int {
+            switch encoding {
+            case .utf8:
+                return to - from
+            case .utf16:
+                var units = 0
+                for i in from..<to {
+                    let b = buffer.bytes[i]
+                    if b & 0xC0 != 0x80 { units += b >= 0xF0 ? 2 : 1 }
+                }
+                return units
+            }
+        }
+    }
+
     public func range(_ r: Range<Int>, encoding: LSPPositionEncoding) -> LSPRange {
         LSPRange(start: position(ofByte: r.lowerBound, encoding: encoding),
                  end: position(ofByte: r.upperBound, encoding: encoding))

@@ -30,6 +30,7 @@ extension TKAgent {
                 return h
             }
             let logger = Logger(label: "tk-agent")
+            tuneAllocatorForLongRun()
             // SIGTERM and SIGINT from the first moment: one that comes while the agent starts (before
             // the service group runs) stops it as cleanly as one that comes later, exit 0.
             let stopSignals = SignalStream.make([SIGTERM, SIGINT])

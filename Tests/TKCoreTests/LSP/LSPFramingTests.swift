@@ -73,6 +73,28 @@ private func drain(_ f: inout LSPFramer) -> [LSPFramer.Item] {
 }
 
 @Suite struct LSPTextBufferTests {
+    /// The cursor gives exactly what `range(_:encoding:)` gives, for increasing, repeated, backward
+    /// and multi-line ranges over text with 2-, 3- and 4-byte characters and CRLF lines.
+    @Test func rangeCursorMatchesDirectRanges() {
+        let text = "Café 😀 naïve\r\nsecond line — with ✓ marks\n\n\nlast 😀😀 line without end"
+        let b = LSPTextBuffer(text)
+        let n = b.bytes.count
+        var rng = SystemRandomNumberGenerator()
+        for encoding in [LSPPositionEncoding.utf8, .utf16] {
+            var ranges: [Range<Int>] = []
+            var at = 0
+            for _ in 0..<400 {
+                if Int.random(in: 0..<10, using: &rng) == 0 { at = Int.random(in: 0...n, using: &rng) }   // backward jumps too
+                at = min(n, at + Int.random(in: 0...4, using: &rng))
+                ranges.append(at..<min(n, at + Int.random(in: 0...30, using: &rng)))
+            }
+            var cursor = LSPTextBuffer.RangeCursor(b, encoding: encoding)
+            for r in ranges {
+                #expect(cursor.range(r) == b.range(r, encoding: encoding), "\(r) \(encoding)")
+            }
+        }
+    }
+
     // "Café 😀 naïve" : é is 2 UTF-8 bytes / 1 UTF-16 unit; 😀 is 4 bytes / 2 units.
     let text = "# Tïtle\nCafé 😀 very good\n\nnext"
 

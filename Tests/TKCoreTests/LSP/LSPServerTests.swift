@@ -159,7 +159,16 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
 }
 
 @Suite struct LSPLinterTests {
-    @Test func chunkedLintMatchesWholeLintAndReusesParagraphs() throws {
+    /// Everything a finding shows, so "equal" means the editor shows the same.
+    static func shown(_ fs: [Finding]) -> [String] {
+        fs.map { "\($0.id) \($0.rule) \($0.start)-\($0.end) \($0.line):\($0.column) \($0.severity) \($0.message) \($0.replacements)" }
+    }
+
+    static func whole(_ bytes: [UInt8], _ options: HeuristicsOptions = HeuristicsOptions()) -> [Finding] {
+        HeuristicsEngine(options: options).findings(in: MarkdownDocument(bytes: bytes, fileName: "x.md"))
+    }
+
+    @Test func memoizedLintMatchesWholeLintAndRechecksOneParagraph() throws {
         var para: [String] = []
         for i in 0..<2600 {
             para.append("Paragraph \(i): the report was written by the team. It was very clear, and there are many reasons. 😀 Café naïve.")
@@ -167,21 +176,53 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
         para.insert("```\ncode was written by me\n\nstill code\n```", at: 10)
         let text = "---\ntitle: T\n---\n" + para.joined(separator: "\n\n") + "\n"
         let bytes = Array(text.utf8)
-        #expect(bytes.count > LSPLinter.chunkThreshold)
-        let whole = HeuristicsEngine().findings(in: MarkdownDocument(bytes: bytes, fileName: "x.md"))
         var linter = LSPLinter()
-        let chunked = linter.findings(bytes, options: HeuristicsOptions(), fileName: "x.md")
-        // Every rule matches exactly, spelling too (its per-document cap runs on the whole buffer).
-        let key = { (f: Finding) in "\(f.rule)@\(f.start)-\(f.end)" }
-        #expect(chunked.map(key).sorted() == whole.map(key).sorted())
-        #expect(chunked.contains { $0.category == .spelling } == whole.contains { $0.category == .spelling })
+        let first = linter.findings(bytes, options: HeuristicsOptions(), fileName: "x.md")
+        #expect(Self.shown(first) == Self.shown(Self.whole(bytes)))
         #expect(linter.lastLinted == linter.lastChunks)
-        // An edit in one paragraph re-lints that paragraph only.
+        // An edit in one paragraph re-checks that paragraph only, and the result is still exact.
         var edited = bytes
         let at = text.utf8.count / 2
-        edited.insert(contentsOf: Array(" Honestly.".utf8), at: at)
-        _ = linter.findings(edited, options: HeuristicsOptions(), fileName: "x.md")
+        edited.insert(contentsOf: Array(" Honestly, it was eaten.".utf8), at: at)
+        let second = linter.findings(edited, options: HeuristicsOptions(), fileName: "x.md")
         #expect(linter.lastLinted <= 2)
+        #expect(Self.shown(second) == Self.shown(Self.whole(edited)))
+        // Other options start afresh.
+        var options = HeuristicsOptions()
+        options.disabled = ["passive"]
+        let third = linter.findings(edited, options: options, fileName: "x.md")
+        #expect(linter.lastLinted == linter.lastChunks)
+        #expect(Self.shown(third) == Self.shown(Self.whole(edited, options)))
+    }
+
+    /// The document-level passes see the whole buffer on every keystroke: a third use of a made-up
+    /// name in another paragraph makes it a name (no spelling finding anywhere, and the cap of three
+    /// holds the next unknown words), and removing that use brings the findings back.
+    @Test func documentLevelPassesStayExactAcrossParagraphs() throws {
+        var options = HeuristicsOptions()
+        options.maxSpellingFindings = 3
+        let filler = (0..<40).map { "Plain words in plain line number \($0) here." }
+        var parts = filler
+        parts[3] = "Zorbath walked in."
+        parts[20] = "Then Zorbath left."
+        parts[30] = "Wrods and mroe wrods."
+        var linter = LSPLinter()
+        func check(_ parts: [String]) -> [Finding] {
+            let bytes = Array((parts.joined(separator: "\n\n") + "\n").utf8)
+            let memoized = linter.findings(bytes, options: options, fileName: "x.md")
+            #expect(Self.shown(memoized) == Self.shown(Self.whole(bytes, options)))
+            return memoized
+        }
+        let before = check(parts)
+        #expect(linter.lastChunks == 40)
+        #expect(before.contains { $0.rule == "spelling" && $0.text == "Zorbath" })
+        parts[35] = "Zorbath again."
+        let after = check(parts)
+        #expect(linter.lastLinted == 1)
+        #expect(!after.contains { $0.rule == "spelling" && $0.text == "Zorbath" })
+        parts[35] = filler[35]
+        let back = check(parts)
+        #expect(back.contains { $0.rule == "spelling" && $0.text == "Zorbath" })
     }
 
     @Test func ignoreRegionsSpanningParagraphsApply() {

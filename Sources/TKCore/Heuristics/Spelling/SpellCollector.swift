@@ -9,7 +9,8 @@ struct SpellCollector {
         var start: Int
         var end: Int
         var count: Int
-        var occurrences: [(Int, Int)]
+        /// How many of its occurrences `spans` keeps (at most `maxOccurrences`).
+        var kept: Int
     }
 
     /// At most this many occurrences of one word are kept (and reported).
@@ -19,6 +20,33 @@ struct SpellCollector {
     private var index: [UInt64: Int] = [:]
     private(set) var entries: [Word] = []
     private(set) var order: [UInt64] = []
+    /// The kept occurrences, `maxOccurrences` (start, end) pairs a word, word `i` from `2 * maxOccurrences * i`
+    /// (flat: no array per word, which a language server merging every paragraph's words per keystroke pays for).
+    private var spans: [Int] = []
+
+    /// The kept occurrences of word `i`, in document order.
+    func occurrences(_ i: Int) -> [(Int, Int)] {
+        let base = 2 * Self.maxOccurrences * i
+        return (0..<entries[i].kept).map { (spans[base + 2 * $0], spans[base + 2 * $0 + 1]) }
+    }
+
+    private mutating func keep(_ i: Int, _ s: Int, _ e: Int) {
+        let k = entries[i].kept
+        guard k < Self.maxOccurrences else { return }
+        let at = 2 * Self.maxOccurrences * i + 2 * k
+        spans[at] = s
+        spans[at + 1] = e
+        entries[i].kept = k + 1
+    }
+
+    private mutating func newWord(_ key: UInt64, start: Int, end: Int, count: Int) -> Int {
+        let i = entries.count
+        index[key] = i
+        entries.append(Word(start: start, end: end, count: count, kept: 0))
+        order.append(key)
+        spans.append(contentsOf: repeatElement(0, count: 2 * Self.maxOccurrences))
+        return i
+    }
 
     mutating func collect(_ p: UnsafeBufferPointer<UInt8>, tokens: [Token], allowed: [Bool]) {
         let n = p.count
@@ -50,13 +78,41 @@ struct SpellCollector {
             let key = WordHash.finish(h)
             if let i = index[key] {
                 entries[i].count += 1
-                if entries[i].occurrences.count < Self.maxOccurrences { entries[i].occurrences.append((s, e)) }
+                keep(i, s, e)
             } else {
-                index[key] = entries.count
-                entries.append(Word(start: s, end: e, count: 1, occurrences: [(s, e)]))
-                order.append(key)
+                keep(newWord(key, start: s, end: e, count: 1), s, e)
             }
         }
+    }
+
+    /// Adds the words `other` collected, offsets moved by `shift`, exactly as if its tokens had been
+    /// collected here after this collector's own (first-seen order, counts, the first occurrences).
+    mutating func merge(_ other: SpellCollector, shift: Int) {
+        reserve(entries.count + other.entries.count)
+        for (j, key) in other.order.enumerated() {
+            let w = other.entries[j]
+            let i: Int
+            if let found = index[key] {
+                i = found
+                entries[i].count += w.count
+            } else {
+                i = newWord(key, start: w.start + shift, end: w.end + shift, count: w.count)
+            }
+            let base = 2 * Self.maxOccurrences * j
+            for k in 0..<w.kept {
+                guard entries[i].kept < Self.maxOccurrences else { break }
+                keep(i, other.spans[base + 2 * k] + shift, other.spans[base + 2 * k + 1] + shift)
+            }
+        }
+    }
+
+    /// Room for `n` words without growing again on the way (a merge of many small collectors).
+    private mutating func reserve(_ n: Int) {
+        guard n > entries.capacity else { return }
+        let target = max(n, entries.capacity * 2)
+        entries.reserveCapacity(target)
+        order.reserveCapacity(target)
+        spans.reserveCapacity(target * 2 * Self.maxOccurrences)
     }
 
     /// Common informal spellings the dictionaries lack; flagging them is noise, not help.
@@ -99,7 +155,7 @@ struct SpellCollector {
             let w = entries[m.entry]
             let suggestions = speller.suggestions(m.text, limit: 3)
             let message = Messages.spelling(m.text, count: w.count, language: speller.language, suggestions: suggestions)
-            for (s, e) in w.occurrences {
+            for (s, e) in occurrences(m.entry) {
                 guard out.count < cap else { break }
                 out.append(Hit(start: s, end: e, message: message, replacements: suggestions))
             }
