@@ -52,7 +52,10 @@ public struct HeuristicsEngine: Sendable {
             var tokens: [Token] = []
             var sentences: [Sentence] = []
             tokens.reserveCapacity(512)
-            var seen: [HeuristicsMemo.Key: HeuristicsMemo.Entry] = [:]
+            // The memo's table is kept and added to (building a new one per call cost more than the
+            // look-ups); blocks gone from the document are dropped once they outnumber the live ones.
+            var live = Set<HeuristicsMemo.Key>()
+            if memo != nil { live.reserveCapacity(doc.proseBlocks.count) }
             var computed = 0
             for (bi, block) in doc.proseBlocks.enumerated() {
                 guard memo != nil else {
@@ -63,9 +66,9 @@ public struct HeuristicsEngine: Sendable {
                 }
                 let key = HeuristicsMemo.key(p, block)
                 let start = block.range.lowerBound
-                if let hit = seen[key] ?? memo!.entries[key] {
+                live.insert(key)
+                if let hit = memo!.entries[key] {
                     run.absorb(hit, shift: start)
-                    seen[key] = hit
                     continue
                 }
                 // The block alone: its share gathered apart from the document's, then added to it.
@@ -76,11 +79,13 @@ public struct HeuristicsEngine: Sendable {
                 if spellingEnabled { run.collectSpelling(p, tokens: tokens) }
                 run.swapAccumulators(&share)
                 run.absorb(share, shift: 0)
-                seen[key] = share.shifted(by: -start)
+                memo!.entries[key] = share.shifted(by: -start)
                 computed += 1
             }
             if memo != nil {
-                memo!.entries = seen
+                if memo!.entries.count > 2 * live.count + 64 {
+                    memo!.entries = memo!.entries.filter { live.contains($0.key) }
+                }
                 memo!.lastComputed = computed
                 memo!.lastBlocks = doc.proseBlocks.count
             }
@@ -209,6 +214,8 @@ struct Run {
     mutating func check(_ p: UnsafeBufferPointer<UInt8>, block: ProseBlock, blockIndex: Int, tokens: [Token],
                         sentences: [Sentence]) {
         let n = tokens.count
+        // A block without words still clears the last block's passages: `collectSpelling` reads them.
+        passages.removeAll(keepingCapacity: true)
         guard n > 0 else { return }
         covered.removeAll(keepingCapacity: true)
         covered.append(contentsOf: repeatElement(false, count: n))
@@ -557,6 +564,7 @@ struct Run {
         var out: [Finding] = []
         out.reserveCapacity(sorted.count)
         var seen = Set<Int64>()
+        seen.reserveCapacity(sorted.count)
         var positions = doc.lineIndex.cursor()
         for c in sorted {
             if !directives.isEmpty, directives.silences(offset: c.start, rule: c.rule, category: c.category.rawValue) {

@@ -135,7 +135,10 @@ struct LSPOpenDocument: Sendable {
         let limit = settings.maxFileBytes ?? max(1, loaded.config.watch.maxFileBytes)
         var out: [JSONValue] = []
         var outBytes: [[UInt8]] = []
-        var cache: [DiagnosticKey: (JSONValue, [UInt8])] = [:]
+        // The diagnostics' JSON by what they show, kept across versions and added to; pruned when
+        // stale entries outnumber the live ones.
+        var cache = diagnosticCache
+        diagnosticCache = [:]
         if buffer.bytes.count > limit {
             tooBig = buffer.bytes.count
             findings = []
@@ -163,17 +166,15 @@ struct LSPOpenDocument: Sendable {
             }
             out.reserveCapacity(findings.count + pending.count)
             outBytes.reserveCapacity(findings.count + pending.count)
-            cache.reserveCapacity(findings.count)
             var cursor = LSPTextBuffer.RangeCursor(buffer, encoding: encoding)
             for f in findings {
                 guard let sev = settings.severity(rule: f.rule, category: f.category.rawValue, default: f.severity) else { continue }
                 let range = cursor.range(f.start..<f.end)
                 let key = DiagnosticKey(range: range, severity: sev, rule: f.rule, category: f.category.rawValue,
                                         message: f.message, replacements: f.replacements)
-                if let hit = cache[key] ?? diagnosticCache[key] {
+                if let hit = cache[key] {
                     out.append(hit.0)
                     outBytes.append(hit.1)
-                    cache[key] = hit
                     continue
                 }
                 var data: [String: JSONValue] = ["kind": "finding", "rule": .string(f.rule), "category": .string(f.category.rawValue)]
@@ -205,6 +206,12 @@ struct LSPOpenDocument: Sendable {
             }
         }
         if tooBig != nil { outBytes = out.map(\.wireBytes) }
+        if cache.count > 2 * out.count + 64 {
+            var live = Set<[UInt8]>()
+            live.reserveCapacity(outBytes.count)
+            for b in outBytes { live.insert(b) }
+            cache = cache.filter { live.contains($0.value.1) }
+        }
         diagnosticCache = cache
         // The bytes say all the JSON values say (one comparison of flat arrays, not of trees).
         guard outBytes != diagnosticBytes else { return false }

@@ -120,6 +120,22 @@ private func corrected(_ text: String) -> String? {
         }
     }
 
+    /// A block without words (a lone code span, an emoji) after a block with a foreign passage: the
+    /// release agent crashed on the large corpus (index out of range in `collectSpelling`, reading the
+    /// last block's passages).
+    @Test func aBlockWithoutWordsAfterAForeignPassage() {
+        // win32/desktop-src/Intl/locale-sduration.md of the large corpus, in short: the quoted format
+        // reads as a passage in another language, and the next paragraph is a lone no-break space.
+        let text = "Formats can include, for example, \"h:mm:ss\", or \"d'd 'h'h 'm'm 's.fff's'\". In comparison.\n\n\u{A0}\n\nThe recieved letter was here.\n"
+        let f = findings(text, HeuristicsOptions())
+        if case .success = Speller.named("en_US") {
+            #expect(f.contains { $0.category == .spelling && $0.text == "recieved" })
+        }
+        var memo = HeuristicsMemo()
+        let memoized = HeuristicsEngine().findings(in: MarkdownDocument(bytes: Array(text.utf8), fileName: "x.md"), memo: &memo)
+        #expect(memoized.map(\.id) == f.map(\.id))
+    }
+
     @Test func documentInAnotherLanguageIsNotCheckedInEnglish() {
         let text = "Der Befehl zeigt die Dateien und Verzeichnisse an, die in dem aktuellen Ordner sind. Mit dieser Option werden auch versteckte Dateien angezeigt.\n"
         let f = findings(text, HeuristicsOptions())
