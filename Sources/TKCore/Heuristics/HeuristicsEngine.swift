@@ -68,18 +68,19 @@ public struct HeuristicsEngine: Sendable {
                 let start = block.range.lowerBound
                 live.insert(key)
                 if let hit = memo!.entries[key] {
-                    run.absorb(hit, shift: start)
+                    run.absorb(hit, at: start)
                     continue
                 }
                 // The block alone: its share gathered apart from the document's, then added to it.
                 var share = HeuristicsMemo.Entry()
+                share.origin = start
                 run.swapAccumulators(&share)
                 tokenizer.tokenize(p, block: block, tokens: &tokens, sentences: &sentences)
                 run.check(p, block: block, blockIndex: bi, tokens: tokens, sentences: sentences)
                 if spellingEnabled { run.collectSpelling(p, tokens: tokens) }
                 run.swapAccumulators(&share)
-                run.absorb(share, shift: 0)
-                memo!.entries[key] = share.shifted(by: -start)
+                run.absorb(share, at: start)
+                memo!.entries[key] = share
                 computed += 1
             }
             if memo != nil {

@@ -2,10 +2,10 @@
 /// call on an edited version re-checks only the blocks that changed.
 ///
 /// A block's entry holds everything its pass adds to the document's run (its candidates, the words it
-/// gives spelling, its share of the language tally, its foreign passages), with offsets relative to
-/// the block. The document-level passes — spelling with its cap and names, the document's language,
-/// ignore directives, one finding per span — still run over the whole document on every call, on the
-/// merged entries: the result is exactly that of `HeuristicsEngine.findings(in:project:)` without a
+/// gives spelling, its share of the language tally, its foreign passages), with offsets as of where
+/// the block started when it was checked (moved on when it is reused elsewhere). The document-level
+/// passes — spelling with its cap and names, the document's language, ignore directives, one finding
+/// per span — still run over the whole document on every call, on the merged entries: the result is exactly that of `HeuristicsEngine.findings(in:project:)` without a
 /// memo, whatever the document's size. The language server keeps one per open buffer.
 public struct HeuristicsMemo: Sendable {
     struct Key: Hashable, Sendable {
@@ -13,8 +13,9 @@ public struct HeuristicsMemo: Sendable {
         var count: Int
     }
 
-    /// One block's contribution, offsets relative to the block's start.
+    /// One block's contribution, offsets as they were when the block started at `origin`.
     struct Entry: Sendable {
+        var origin = 0
         var candidates: [Run.Candidate] = []
         var spell = SpellCollector()
         var passageSpell: [String: SpellCollector] = [:]
@@ -67,8 +68,9 @@ extension Run {
         swap(&wholeTally, &other.wholeTally)
     }
 
-    /// Adds a block's share, its offsets moved by `shift`, as if the block had just been checked.
-    mutating func absorb(_ e: HeuristicsMemo.Entry, shift: Int) {
+    /// Adds a block's share as if the block, now starting at `start`, had just been checked.
+    mutating func absorb(_ e: HeuristicsMemo.Entry, at start: Int) {
+        let shift = start - e.origin
         // (No reserveCapacity here: an exact reservation per block would copy the array every time.)
         for var c in e.candidates {
             c.start += shift
@@ -82,31 +84,6 @@ extension Run {
         if firstForeign == nil, let (s, end) = e.firstForeign { firstForeign = (s + shift, end + shift) }
         documentTally.merge(e.documentTally)
         wholeTally.merge(e.wholeTally)
-    }
-}
-
-extension HeuristicsMemo.Entry {
-    /// The same share with its offsets moved by `shift`.
-    func shifted(by shift: Int) -> HeuristicsMemo.Entry {
-        var out = HeuristicsMemo.Entry()
-        out.absorbShifted(self, shift: shift)
-        return out
-    }
-
-    private mutating func absorbShifted(_ e: HeuristicsMemo.Entry, shift: Int) {
-        candidates = e.candidates.map { c in
-            var c = c
-            c.start += shift
-            c.end += shift
-            return c
-        }
-        spell.merge(e.spell, shift: shift)
-        for (language, words) in e.passageSpell {
-            passageSpell[language, default: SpellCollector()].merge(words, shift: shift)
-        }
-        firstForeign = e.firstForeign.map { ($0.0 + shift, $0.1 + shift) }
-        documentTally = e.documentTally
-        wholeTally = e.wholeTally
     }
 }
 

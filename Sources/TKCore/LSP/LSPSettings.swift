@@ -77,7 +77,7 @@ public struct LSPSettings: Sendable, Equatable {
 
     /// The LSP severity (1 error … 4 hint) of a finding, nil when its rule is set `off`.
     public func severity(rule: String, category: String, default s: Severity) -> Int? {
-        if let level = severity[rule] ?? severity[category] {
+        if !severity.isEmpty, let level = severity[rule] ?? severity[category] {
             if level == "off" { return nil }
             if let n = Self.lspSeverity(level) { return n }
         }
