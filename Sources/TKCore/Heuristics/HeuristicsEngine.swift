@@ -27,8 +27,9 @@ public struct HeuristicsEngine: Sendable {
         return findings(in: doc, project: project, memo: &none)
     }
 
-    /// The same findings as `findings(in:project:)`, exactly, re-checking only the prose blocks `memo`
-    /// has not seen (with these options) and remembering this document's blocks for the next call.
+    /// The same findings as `findings(in:project:)`, exactly but for their `id` (left empty), re-checking
+    /// only the prose blocks `memo` has not seen (with these options) and remembering this document's
+    /// blocks for the next call.
     public func findings(in doc: MarkdownDocument, project: ProjectWords? = nil, memo: inout HeuristicsMemo) -> [Finding] {
         // Moved out and back so the memo's tables stay uniquely referenced (no copy on write).
         var held: HeuristicsMemo? = memo
@@ -106,7 +107,7 @@ public struct HeuristicsEngine: Sendable {
             if let speller { run.addSpelling(speller: speller, project: words) }
             if spellingEnabled { run.spellPassages(project: words) }
         }
-        return run.finish()
+        return run.finish(ids: memo == nil)
     }
 
     /// The language the document names: its front matter `lang:`, else a configured language other than English
@@ -553,7 +554,9 @@ struct Run {
         }
     }
 
-    func finish() -> [Finding] {
+    /// The findings, in document order. Without `ids` each finding's `id` is empty (the language
+    /// server shows none, and hashing thousands of them per keystroke is not free).
+    func finish(ids: Bool = true) -> [Finding] {
         var sorted = candidates
         sorted.sort { a, b in
             if a.start != b.start { return a.start < b.start }
@@ -575,7 +578,7 @@ struct Run {
             if !seen.insert(Int64(c.start) << 32 | Int64(c.end)).inserted { continue }
             let text = doc.text(c.start..<c.end)
             let (line, column) = positions.position(ofByte: c.start)
-            let id = "q-" + String(SHA256Digest.hex(Array("\(c.rule)\u{0}\(c.start)\u{0}\(text)".utf8)).prefix(12))
+            let id = ids ? "q-" + String(SHA256Digest.hex(Array("\(c.rule)\u{0}\(c.start)\u{0}\(text)".utf8)).prefix(12)) : ""
             out.append(Finding(id: id, rule: c.rule, category: c.category, severity: c.severity, message: c.message,
                                text: text, start: c.start, end: c.end, line: line, column: column,
                                replacements: c.replacements))
