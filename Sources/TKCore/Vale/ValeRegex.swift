@@ -7,12 +7,15 @@ import Foundation
 /// is safe; Foundation on Linux does not mark it `Sendable`, hence the unchecked conformance.
 public final class ValeRegex: @unchecked Sendable {
     public let pattern: String
+    /// The pattern as handed to ICU (Go/.NET spellings translated).
+    let translated: String
     let re: NSRegularExpression
 
     /// Compiles `pattern`, translating the Go/.NET spellings ICU does not know.
     public init(_ pattern: String) throws {
         self.pattern = pattern
         let t = Self.translate(pattern)
+        translated = t
         do {
             re = try NSRegularExpression(pattern: t, options: [])
         } catch {

@@ -25,6 +25,16 @@ public struct ValeRule: Sendable {
     public var exceptRe: ValeRegex?
     public var action: String
     public var actionParams: [String]
+
+    /// The patterns the rule runs on a block's text.
+    var patterns: [ValeRegex] {
+        switch kind {
+        case .existence(let p), .substitution(let p, _, _, _), .occurrence(let p, _, _), .repetition(let p, _, _, _): return [p]
+        case .consistency(let steps): return steps.map(\.pattern)
+        case .conditional(let a, let b): return [a, b]
+        case .capitalization, .metric: return []
+        }
+    }
 }
 
 /// A rule's `scope`: alternatives of `&`-joined selectors, each maybe negated with `~`.
@@ -76,6 +86,8 @@ public struct ValeStyles: Sendable {
     public var rejectedTokens: [String] = []
     /// Digest of the ini and every rule file read.
     public var digest: String = ""
+    /// The rules' literals, to skip a pattern in a block that cannot match it.
+    var prefilter = ValePrefilter()
 
     static let extensionPoints: Set<String> = ["capitalization", "conditional", "consistency", "existence", "occurrence",
                                                "repetition", "substitution", "readability", "spelling", "sequence", "metric", "script"]
@@ -174,6 +186,7 @@ public struct ValeStyles: Sendable {
             }
         }
         out.digest = hasher.hex
+        out.prefilter = ValePrefilter(out.order.compactMap { out.rules[$0] }.flatMap(\.patterns))
         return out
     }
 

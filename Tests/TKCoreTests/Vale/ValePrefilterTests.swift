@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+@Suite struct ValePrefilterTests {
+    @Test func literalsOfTypicalRulePatterns() {
+        // A word list under Vale's word template: the words themselves.
+        #expect(ValeLiterals.required("(?i)(?m)\\b(?:very|quite|really)\\b") == ["very", "quite", "really"])
+        // Case folded; an escaped dot is a literal; a class of one letter in two cases is that letter.
+        #expect(ValeLiterals.required("\\b[Ee]\\.g\\.") == ["e.g."])
+        // Alternatives with a class part keep their literal part.
+        #expect(ValeLiterals.required("(?i)\\b(?:[\\w]+ed|awoken)\\b") == ["ed", "awoken"])
+        // The best required run of a concatenation: here the longer word.
+        #expect(ValeLiterals.required("utilize\\s+\\w+\\s+resources") == ["resources"])
+        // Small exact sets multiply out.
+        #expect(ValeLiterals.required("(?:a|an) (?:hour|honest)") == ["a hour", "a honest", "an hour", "an honest"])
+        // Lookarounds and named groups.
+        #expect(ValeLiterals.required("(?<!-)(?P<x>figure)(?= out)") == ["figure"])
+        #expect(ValeLiterals.required("(?:foo){2,3}bar") == ["bar"])
+    }
+
+    @Test func patternsWithoutARequiredLiteralAlwaysRun() {
+        #expect(ValeLiterals.required("[^\\s]+") == nil)
+        #expect(ValeLiterals.required("colou?r|\\d+") == nil)     // one alternative needs no literal
+        #expect(ValeLiterals.required("(?x) a b ") == nil)          // free spacing: not read
+        #expect(ValeLiterals.required("\\1abc") == nil)             // back reference: not read
+        #expect(ValeLiterals.required("(?:x)?") == nil)
+        #expect(ValeLiterals.required("a|") == nil)
+        #expect(ValeLiterals.required("(unclosed") == nil)
+        #expect(ValeLiterals.required("über") == nil || ValeLiterals.required("über") == ["ber"])
+    }
+
+    @Test func automatonTellsWhichPatternsCanMatch() throws {
+        let a = try ValeRegex("(?i)\\b(?:very|quite)\\b")
+        let b = try ValeRegex("\\butilize\\b")
+        let c = try ValeRegex("[^\\s]+")
+        let pf = ValePrefilter([a, b, c])
+        #expect(pf.count == 2)
+        let hits = pf.hits("It is VERY good.")
+        #expect(pf.mayMatch(a, hits))
+        #expect(!pf.mayMatch(b, hits))
+        #expect(pf.mayMatch(c, hits))              // unknown literals: always runs
+        // Literals across non-ASCII text, found after a non-ASCII character.
+        let h2 = pf.hits("Café — we utilize it")
+        #expect(!pf.mayMatch(a, h2) && pf.mayMatch(b, h2))
+        // A character whose case mapping is ASCII (long s, Kelvin sign) may match a literal under
+        // (?i): every pattern runs.
+        #expect(pf.hits("Quiſe") == nil)
+        #expect(a.isMatch("qUITE") && pf.mayMatch(a, pf.hits("qUITE")))
+    }
+
+    /// The prefilter skips only what cannot match: a rule set's findings equal the regexes' own.
+    @Test func prefilterKeepsEveryMatch() throws {
+        let patterns = ["(?i)\\b(?:very|quite|e\\.g\\.)\\b", "\\b[Aa]n? (?:hour|apple)\\b", "(?i)(?:colou?r|hue)s?", "(?<=the )best"]
+        let res = try patterns.map { try ValeRegex($0) }
+        let pf = ValePrefilter(res)
+        let texts = ["Very Best of the best, e.g. An apple", "A HOUR of colour", "nothing here", "ſo quite", "COLOR and hues"]
+        for t in texts {
+            let hits = pf.hits(t)
+            for re in res where !pf.mayMatch(re, hits) {
+                #expect(re.matches(in: ValeText(t)).isEmpty, "\(re.pattern) on \(t)")
+            }
+        }
+        #expect(!pf.mayMatch(res[0], pf.hits("nothing here")))
+    }
+
+    /// `locate` (the search behind Vale's columns) reads the masked prefix without copying it.
+    @Test func locateMatchesTheMaskedSearch() {
+        let ctx = Array("very-good very_x `very` very very\nvery".utf8)
+        // Masked prefix: as if everything before byte 10 were `@`.
+        let (pos, _) = ValeFileLinter.locate(ctx, Array("very".utf8), from: 10)
+        var masked = ctx
+        for i in 0..<10 where masked[i] != 10 { masked[i] = 64 }
+        let (ref, _) = ValeFileLinter.locate(masked, Array("very".utf8), from: 0)
+        #expect(pos == ref)
+        // Prefers a place not next to a backtick; the underscore form counts from after the `_`.
+        #expect(ValeFileLinter.locate(Array("x `very` y very".utf8), Array("very".utf8), from: 0).0 == 12)
+        #expect(ValeFileLinter.locate(Array("a_very b".utf8), Array("very".utf8), from: 0).0 == 3)
+        #expect(ValeFileLinter.locate(ctx, Array("absent".utf8), from: 0).0 == -1)
+        // Runes, not bytes.
+        #expect(ValeFileLinter.locate(Array("é é very".utf8), Array("very".utf8), from: 0).0 == 5)
+    }
+}
