@@ -16,7 +16,7 @@ import Testing
         #expect(ValeLiterals.required("(?:a|an) (?:hour|honest)") == ["a hour", "a honest", "an hour", "an honest"])
         // Lookarounds and named groups.
         #expect(ValeLiterals.required("(?<!-)(?P<x>figure)(?= out)") == ["figure"])
-        #expect(ValeLiterals.required("(?:foo){2,3}bar") == ["bar"])
+        #expect(ValeLiterals.required("(?:fo){2,3}bars") == ["bars"])
     }
 
     @Test func patternsWithoutARequiredLiteralAlwaysRun() {
@@ -79,5 +79,19 @@ import Testing
         #expect(ValeFileLinter.locate(ctx, Array("absent".utf8), from: 0).0 == -1)
         // Runes, not bytes.
         #expect(ValeFileLinter.locate(Array("é é very".utf8), Array("very".utf8), from: 0).0 == 5)
+    }
+}
+
+@Suite struct ValeWatchInputTests {
+    /// The watcher turns a change of the Vale styles (not documents) into a project-wide refresh.
+    @Test func valeFilesAreProjectInputs() {
+        #expect(TreeWatcher.isValeInput(PathBytes(".vale.ini")))
+        #expect(TreeWatcher.isValeInput(PathBytes("_vale")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/House/Terms.yml")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/config/vocabularies/Team/accept.txt")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/config/dictionaries/en_GB.dic")))
+        #expect(!TreeWatcher.isValeInput(PathBytes("notes/.vale.ini")))   // Vale reads the root's (or a parent's)
+        #expect(!TreeWatcher.isValeInput(PathBytes("notes/todo.txt")))
+        #expect(!TreeWatcher.isValeInput(PathBytes("vale.ini.bak")))
     }
 }
