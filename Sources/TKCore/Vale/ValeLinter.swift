@@ -622,6 +622,19 @@ final class ValeFileLinter {
                 let s = t.slice(m.range)
                 if !sequences.contains(s) && !excepted(rule, s) { out.append(makeAlert(rule, m.range, t)) }
             }
+        case .spelling(let check):
+            // Vale's `Spelling.Run`: each word of the block's text; the place is the word's first
+            // occurrence in that text, in bytes (`strings.Index`), -1 when the tokenizer changed it.
+            let txt = blk.text.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'")
+            let bytes = Array(txt.utf8)
+            for word in ValeSpellCheck.tokenize(txt) {
+                if check.filters.contains(where: { $0.isMatch(word) }) { continue }
+                if check.accepts(word) || excepted(rule, word) { continue }
+                let wb = Array(word.utf8)
+                let off = VB.index(bytes, wb) ?? -1
+                out.append(RawAlert(check: rule.name, severity: rule.level, span: (off, off + wb.count), match: word,
+                                    message: Self.format(rule.message, [word]), link: rule.link))
+            }
         case .metric(let formula, let condition):
             guard let (res, fire) = ValeMetric.evaluate(formula: formula, condition: condition, summary: summary, metrics: metrics), fire else { break }
             var a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)
