@@ -690,15 +690,40 @@ final class ValeFileLinter {
     func initialPosition(_ ctx: [UInt8], _ txt: [UInt8], _ a: RawAlert) -> (Int, [UInt8]) {
         if a.match.isEmpty { return (1, []) }
         let sub = VB.bytes(a.match)
-        var from = 0
         if let off = VB.index(ctx, txt), off > 0 {
             // Masking keeps one byte per rune, which moves byte offsets but not rune counts; a match
             // starting with neither `@` nor a newline cannot start in the masked part, so the search
             // runs on `ctx` itself from `off`, its left neighbour there read as the mask.
-            if sub[0] == 64 || sub[0] == 10 { return Self.locate(VB.substitute(ctx, Array(ctx[0..<off]), 64), sub, from: 0) }
-            from = off
+            let masked = { VB.substitute(ctx, Array(ctx[0..<off]), 64) }
+            if sub[0] == 64 || sub[0] == 10 {
+                let found = Self.locate(masked(), sub, from: 0)
+                return found.0 < 0 ? Self.guessLocation(masked(), txt, sub) : found
+            }
+            let found = Self.locate(ctx, sub, from: off)
+            return found.0 < 0 ? Self.guessLocation(masked(), txt, sub) : found
         }
-        return Self.locate(ctx, sub, from: from)
+        let found = Self.locate(ctx, sub, from: 0)
+        return found.0 < 0 ? Self.guessLocation(ctx, txt, sub) : found
+    }
+
+    /// Vale's `guessLocation`, for a match the context does not hold as such (inline markup joined
+    /// it, as in `[the API in](…) in`): the first line of `ctx` holding every word of the last
+    /// sentence of the block that contains the match; the place is that line's byte offset + 1.
+    static func guessLocation(_ ctx: [UInt8], _ txt: [UInt8], _ match: [UInt8]) -> (Int, [UInt8]) {
+        let m = VB.str(match)
+        var target = ""
+        for s in ValeSentences.split(VB.str(txt)) {
+            if s == m { target = s } else if let r = s.range(of: m), r.lowerBound > s.startIndex { target = s }
+        }
+        if target.isEmpty { return (-1, txt) }
+        let tokens = ValeSpellCheck.tokenize(target).map { Array($0.utf8) }
+        for line in ctx.split(separator: 10, omittingEmptySubsequences: false) {
+            let l = Array(line)
+            if tokens.allSatisfy({ VB.contains(l, $0) }) {
+                return ((VB.index(ctx, l) ?? -1) + 1, l)
+            }
+        }
+        return (-1, txt)
     }
 
     /// The search of `initialPosition` in `ctx` whose bytes below `from` read as `@` (newlines kept).

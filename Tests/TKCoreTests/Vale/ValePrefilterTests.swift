@@ -95,3 +95,25 @@ import Testing
         #expect(!TreeWatcher.isValeInput(PathBytes("vale.ini.bak")))
     }
 }
+
+@Suite struct ValeSemanticsTests {
+    /// A `{` that opens no repetition is literal, as in Go (Hugo shortcodes in BlockIgnores).
+    @Test func literalBracesCompile() throws {
+        let re = try ValeRegex("(?s) *({{< ?file [^>]* ?>}}.*?{{< ?/file ?>}})")
+        #expect(re.isMatch("{{< file \"a.py\" >}}\ncode\n{{< /file >}}"))
+        #expect(try ValeRegex("a{2}\\p{L}{1,}").isMatch("aaé"))
+        #expect(try !ValeRegex("a{2}").isMatch("a{2}"))
+    }
+
+    /// A repetition across inline markup (`[… in](link) in`) is not in the context as such: Vale
+    /// places it at the start of the line that holds its sentence's words.
+    @Test func guessedLocationForJoinedMarkup() throws {
+        let root = NSTemporaryDirectory() + "vale-guess-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "[*.md]\nBasedOnStyles = Vale\n".write(toFile: root + "/.vale.ini", atomically: true, encoding: .utf8)
+        let e = ValeEngine(configuration: try ValeConfiguration.load(path: root + "/.vale.ini"), root: root)
+        let text = "Some words here.\nAnd were [added to the API in](https://x.example/a) in GitLab.\n"
+        let f = e.findings(bytes: Array(text.utf8), relativePath: "t.md").filter { $0.rule == "Vale.Repetition" }
+        #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["2:1:'in' is repeated!"])
+    }
+}
