@@ -49,6 +49,9 @@ final class ValeFileLinter {
     var chkToCtx: [String: [UInt8]] = [:]
     var needsSentences = false
     var needsParagraphs = false
+    /// The rules this file runs, in order: enabled for its path and at or above `MinAlertLevel`
+    /// (decided once per file, not per block).
+    var active: [ValeRule] = []
 
     init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String) {
         self.styles = styles
@@ -56,7 +59,9 @@ final class ValeFileLinter {
         (baseStyles, checks) = cfg.settings(for: relativePath)
         self.ext = ext
         for name in styles.order {
-            guard let r = styles.rules[name] else { continue }
+            guard let r = styles.rules[name], ruleEnabled(name),
+                  (["suggestion": 0, "warning": 1, "error": 2][r.level] ?? 1) >= cfg.minAlertLevel else { continue }
+            active.append(r)
             let b = r.scope.bases
             if b.contains("sentence") { needsSentences = true }
             if b.contains("paragraph") { needsParagraphs = true }
@@ -388,12 +393,9 @@ final class ValeFileLinter {
         chkToCtx = [:]
         blockHits = .none
         var text: ValeText?
-        for name in styles.order {
-            guard let rule = styles.rules[name] else { continue }
-            if queryComments(name) { continue }
-            if (["suggestion": 0, "warning": 1, "error": 2][rule.level] ?? 1) < cfg.minAlertLevel { continue }
+        for rule in active {
+            if !comments.isEmpty, queryComments(rule.name) { continue }
             if !rule.scope.matches(blk.scope) { continue }
-            if !ruleEnabled(name) { continue }
             if text == nil { text = ValeText(blk.text) }
             for var a in run(rule, text!, blk) {
                 a.message = Self.whitespaceToSpace(a.message)
