@@ -496,12 +496,14 @@ final class ValeFileLinter {
     func excepted(_ rule: ValeRule, _ s: String) -> Bool { rule.exceptRe?.isMatch(s) ?? false }
 
     /// The prefilter's verdict on the block being linted: `.none` until computed.
-    var blockHits: [Bool]?? = .none
+    var blockHits: ValePrefilter.Hits?? = .none
 
     /// `re`'s matches in the block's text; none, without running it, when the block lacks its literals.
     func find(_ re: ValeRegex, _ t: ValeText) -> [ValeRegex.Match] {
         if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
-        if case .some(let hits) = blockHits, !styles.prefilter.mayMatch(re, hits) { return [] }
+        guard case .some(let hits) = blockHits else { return re.matches(in: t) }
+        if !styles.prefilter.mayMatch(re, hits) { return [] }
+        if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts) }
         return re.matches(in: t)
     }
 

@@ -31,6 +31,48 @@ enum ValeLiterals {
         return set
     }
 
+    /// The literals every match starts with (lowercase ASCII), for a pattern made of zero-width
+    /// items (`(?i)`, `\b`, `^`) then a group whose alternatives are all literal, then anything,
+    /// with no alternation outside that group. nil otherwise.
+    static func prefixes(_ pattern: String) -> Set<String>? {
+        let sc = Array(pattern.unicodeScalars)
+        guard !hasTopLevelAlternation(sc) else { return nil }
+        var p = Parser(sc)
+        while let c = p.peek {
+            if c == "^" { p.i += 1; continue }
+            if c == "\\", p.i + 1 < sc.count, sc[p.i + 1] == "b" { p.i += 2; continue }
+            if c == "(", p.i + 1 < sc.count, sc[p.i + 1] == "?" {
+                var j = p.i + 2
+                while j < sc.count, "imsU-".unicodeScalars.contains(sc[j]) { j += 1 }
+                if j < sc.count, sc[j] == ")", j > p.i + 2 { p.i = j + 1; continue }
+            }
+            break
+        }
+        guard p.peek == "(" else { return nil }
+        if p.i + 2 < sc.count, sc[p.i + 1] == "?", sc[p.i + 2] == "=" || sc[p.i + 2] == "!" || (sc[p.i + 2] == "<" && p.i + 3 < sc.count && (sc[p.i + 3] == "=" || sc[p.i + 3] == "!")) {
+            return nil
+        }
+        guard let info = p.group(), !p.failed else { return nil }
+        if let q = p.peek, q == "?" || q == "*" || q == "{" { return nil }
+        guard case .exact(let set) = info, !set.isEmpty, !set.contains("") else { return nil }
+        return set
+    }
+
+    static func hasTopLevelAlternation(_ sc: [Unicode.Scalar]) -> Bool {
+        var depth = 0, i = 0, inClass = false
+        while i < sc.count {
+            let c = sc[i]
+            if c == "\\" { i += 2; continue }
+            if inClass { if c == "]" { inClass = false } }
+            else if c == "[" { inClass = true }
+            else if c == "(" { depth += 1 }
+            else if c == ")" { depth -= 1 }
+            else if c == "|" && depth == 0 { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// How useful a set is as a requirement: its shortest literal, then fewer literals.
     static func score(_ s: Set<String>) -> (Int, Int) {
         (s.map(\.utf8.count).min() ?? 0, -s.count)
@@ -285,39 +327,66 @@ struct ValePrefilter: Sendable {
     private var width = 1
     private var delta: [Int32] = []
     private var outputs: [[Int32]] = []
+    /// Regexes run only where one of their leading literals starts, by anchor id.
+    private var anchorIDs: [ObjectIdentifier: Int] = [:]
+    /// Per state: (anchor id, literal length) of the leading literals ending there.
+    private var anchorOut: [[(Int32, Int32)]] = []
     var count: Int { ids.count }
+
+    /// What one pass over a block found.
+    struct Hits {
+        /// By pattern id: one of its required literals occurs.
+        var found: [Bool]
+        /// By anchor id: UTF-16 offsets where one of its leading literals starts (unsorted).
+        var starts: [[Int]]
+    }
 
     init() {}
 
     /// Builds the automaton for `regexes` (those whose literals are unknown always run).
     init(_ regexes: [ValeRegex]) {
         var literals: [(String, Int)] = []
+        var anchors: [(String, Int)] = []
         for re in regexes where ids[ObjectIdentifier(re)] == nil {
             guard let set = ValeLiterals.required(re.translated) else { continue }
             let id = ids.count
             ids[ObjectIdentifier(re)] = id
             for l in set { literals.append((l, id)) }
+            if let pre = ValeLiterals.prefixes(re.translated) {
+                let aid = anchorIDs.count
+                anchorIDs[ObjectIdentifier(re)] = aid
+                for l in pre { anchors.append((l, aid)) }
+            }
         }
         guard !literals.isEmpty else { return }
         // Alphabet: the bytes the literals use; everything else is class 0.
         var next = 1
-        for (l, _) in literals { for b in l.utf8 where classOf[Int(b)] == 0 { classOf[Int(b)] = UInt8(truncatingIfNeeded: next); next += 1 } }
+        for (l, _) in literals + anchors { for b in l.utf8 where classOf[Int(b)] == 0 { classOf[Int(b)] = UInt8(truncatingIfNeeded: next); next += 1 } }
         guard next < 256 else { ids = [:]; return }
         width = next
         // Trie.
         var trie: [[Int32]] = [[Int32](repeating: -1, count: width)]
         var out: [[Int32]] = [[]]
-        for (l, id) in literals {
+        var aout: [[(Int32, Int32)]] = [[]]
+        func insert(_ l: String) -> Int {
             var st = 0
             for b in l.utf8 {
                 let c = Int(classOf[Int(b)])
                 if trie[st][c] < 0 {
                     trie[st][c] = Int32(trie.count)
-                    trie.append([Int32](repeating: -1, count: width)); out.append([])
+                    trie.append([Int32](repeating: -1, count: width)); out.append([]); aout.append([])
                 }
                 st = Int(trie[st][c])
             }
+            return st
+        }
+        for (l, id) in literals {
+            let st = insert(l)
             if !out[st].contains(Int32(id)) { out[st].append(Int32(id)) }
+        }
+        for (l, aid) in anchors {
+            let st = insert(l)
+            aout[st].append((Int32(aid), Int32(l.utf8.count)))
         }
         // Failure links, breadth first, into a complete transition table.
         let n = trie.count
@@ -333,6 +402,7 @@ struct ValePrefilter: Sendable {
             let st = queue[head]; head += 1
             let f = Int(fail[st])
             if !out[f].isEmpty { for id in out[f] where !out[st].contains(id) { out[st].append(id) } }
+            aout[st] += aout[f]
             for c in 0..<width {
                 let t = trie[st][c]
                 if t >= 0 {
@@ -346,32 +416,45 @@ struct ValePrefilter: Sendable {
         }
         delta = table
         outputs = out
+        anchorOut = aout
     }
 
     /// The ids of patterns whose literals occur in `text`, or nil when every pattern may match
     /// (a character whose case mapping reaches ASCII, such as `ſ` or `K`, could match a literal).
-    func hits(_ text: String) -> [Bool]? {
+    func hits(_ text: String) -> Hits? {
         guard !ids.isEmpty else { return nil }
         var found = [Bool](repeating: false, count: ids.count)
+        var starts = [[Int]](repeating: [], count: anchorIDs.count)
         var seen = [Bool](repeating: false, count: outputs.count)
         var st = 0
         var nonASCII = false
+        var u16 = 0 // UTF-16 offset after the current byte
         for b in text.utf8 {
             if b >= 0x80 {
                 // Literals are ASCII: none spans a non-ASCII character.
                 nonASCII = true
                 st = 0
+                if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
                 continue
             }
+            u16 += 1
             let lower = b >= 65 && b <= 90 ? b | 0x20 : b
             st = Int(delta[st * width + Int(classOf[Int(lower)])])
             if !seen[st] {
                 seen[st] = true
                 for id in outputs[st] { found[Int(id)] = true }
             }
+            for (aid, len) in anchorOut[st] { starts[Int(aid)].append(u16 - Int(len)) }
         }
         if nonASCII, text.unicodeScalars.contains(where: { !$0.isASCII && Self.mapsToASCII($0) }) { return nil }
-        return found
+        return Hits(found: found, starts: starts)
+    }
+
+    /// Where `re` can start in a text whose `hits` are `h` (UTF-16 offsets, sorted), or nil when
+    /// its matches are to be searched everywhere.
+    func starts(_ re: ValeRegex, _ h: Hits?) -> [Int]? {
+        guard let h, let aid = anchorIDs[ObjectIdentifier(re)] else { return nil }
+        return Array(Set(h.starts[aid])).sorted()
     }
 
     /// Whether a case mapping of `c` contains an ASCII character.
@@ -384,8 +467,8 @@ struct ValePrefilter: Sendable {
     }
 
     /// Whether `re` may match a text whose `hits` are `found`.
-    func mayMatch(_ re: ValeRegex, _ found: [Bool]?) -> Bool {
-        guard let found, let id = ids[ObjectIdentifier(re)] else { return true }
-        return found[id]
+    func mayMatch(_ re: ValeRegex, _ h: Hits?) -> Bool {
+        guard let h, let id = ids[ObjectIdentifier(re)] else { return true }
+        return h.found[id]
     }
 }

@@ -167,6 +167,26 @@ public final class ValeRegex: @unchecked Sendable {
         }
     }
 
+    /// The matches `matches(in:)` finds, when every match starts at one of `starts` (sorted UTF-16
+    /// offsets): the pattern is tried there only, anchored, seeing the whole text around it.
+    public func matches(in text: ValeText, startingAt starts: [Int]) -> [Match] {
+        var out: [Match] = []
+        var pos = 0
+        let n = text.utf16Count
+        for c in starts where c >= pos && c < n {
+            guard let r = re.firstMatch(in: text.string, options: [.anchored, .withTransparentBounds, .withoutAnchoringBounds],
+                                        range: NSRange(location: c, length: n - c)) else { continue }
+            var groups: [Range<Int>?] = []
+            for g in 0..<r.numberOfRanges {
+                let nr = r.range(at: g)
+                groups.append(nr.location == NSNotFound ? nil : text.scalarRange(nr))
+            }
+            out.append(Match(range: text.scalarRange(r.range), groups: groups))
+            pos = r.range.location + max(r.range.length, 1)
+        }
+        return out
+    }
+
     /// Whether the pattern occurs anywhere in `s`.
     public func isMatch(_ s: String) -> Bool {
         re.firstMatch(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length)) != nil

@@ -117,3 +117,36 @@ import Testing
         #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["2:1:'in' is repeated!"])
     }
 }
+
+@Suite struct ValeAnchoredTests {
+    @Test func leadingLiterals() {
+        #expect(ValeLiterals.prefixes("(?i)(?m)\\b(?:very|Quite)\\b") == ["very", "quite"])
+        #expect(ValeLiterals.prefixes("(?i)\\b(am|is)\\b\\s*\\b(?:[\\w]+ed|awoken)\\b") == ["am", "is"])
+        #expect(ValeLiterals.prefixes("\\b(?:very|quite)?x") == nil)          // optional group
+        #expect(ValeLiterals.prefixes("(?:very|quite)|x") == nil)             // alternation outside it
+        #expect(ValeLiterals.prefixes("(?<=a)(?:b|c)") == nil)
+        #expect(ValeLiterals.prefixes("(?:\\w+ly|very)") == nil)
+    }
+
+    /// Anchored matching at the literals' starts finds what a scan of the whole text finds,
+    /// word boundaries and lookbehinds seeing the text before the start.
+    @Test func anchoredMatchesEqualTheScan() throws {
+        let patterns = ["(?i)(?m)\\b(?:very|quite|e\\.g\\.)\\b", "(?i)\\b(am|is|be)\\b\\s*\\b(?:[\\w]+ed|born)\\b",
+                        "(?m)^(?:Note|Tip)\\b", "(?:ab|abc)(?<=c)"]
+        let res = try patterns.map { try ValeRegex($0) }
+        let pf = ValePrefilter(res)
+        let texts = ["Very good, quite veryquite very. E.g. this", "It is finished and I am born. This is bed.",
+                     "x Note\nNote: Tip", "xabc abc ab", "É very — quite"]
+        for t in texts {
+            let text = ValeText(t)
+            let h = pf.hits(t)
+            for re in res {
+                let all = re.matches(in: text).map(\.range)
+                if let starts = pf.starts(re, h) {
+                    #expect(re.matches(in: text, startingAt: starts).map(\.range) == all, "\(re.pattern) on \(t)")
+                }
+            }
+        }
+        #expect(pf.starts(res[0], pf.hits("very")) == [0])
+    }
+}
