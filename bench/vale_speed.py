@@ -2,10 +2,12 @@
 """Speed of a team's Vale pack in `check`: whole-process time on a 10,000-word chapter.
 
 Usage: bench/vale_speed.py --styles /tmp/vp/Microsoft --style Microsoft [--file ../shared/corpora → prose/sample10k.md]
-       [--bin .build/release/tk-agent] [--runs 7]
+       [--bin .build/release/tk-agent] [--before OTHER/tk-agent] [--runs 7]
 
 Rows (median of --runs whole-process runs, same machine, same run):
-  tk-agent check (no .vale.ini), tk-agent check with the style, proselint check (the baseline).
+  tk-agent check (no .vale.ini), tk-agent check with the style, the same with --before (an older
+  build, when given), proselint check (the baseline). The target: check with the style at least
+  5x faster than proselint.
 """
 import argparse, os, shutil, statistics, subprocess, tempfile, time
 
@@ -23,6 +25,7 @@ def main():
     ap.add_argument("--style", default="Microsoft")
     ap.add_argument("--file", default="/tmp/corpora/prose/sample10k.md")
     ap.add_argument("--bin", default=".build/release/tk-agent")
+    ap.add_argument("--before", help="an older tk-agent to compare with, in the same run")
     ap.add_argument("--runs", type=int, default=7)
     a = ap.parse_args()
     binary = os.path.abspath(a.bin)
@@ -41,6 +44,9 @@ def main():
             ("tk-agent check (no .vale.ini)", timed([binary, "check", "--format", "json", "chapter.md"], plain, a.runs)),
             (f"tk-agent check + {a.style} ({n} Vale findings)", timed([binary, "check", "--format", "json", "chapter.md"], vale, a.runs)),
         ]
+        if a.before:
+            rows.append((f"tk-agent check + {a.style}, before ({os.path.abspath(a.before)})",
+                         timed([os.path.abspath(a.before), "check", "--format", "json", "chapter.md"], vale, a.runs)))
         pl = shutil.which("proselint")
         if pl:
             rows.append(("proselint check", timed([pl, "check", "chapter.md"], plain, max(3, a.runs // 2))))
@@ -50,6 +56,9 @@ def main():
         base = rows[-1][1] if pl else None
         for name, t in rows:
             print(f"| {name} | {t:.3f} | {base / t:.1f}x |" if base else f"| {name} | {t:.3f} | - |")
+        if base:
+            ratio = base / rows[1][1]
+            print(f"\ntarget: check + {a.style} at least 5x faster than proselint: {ratio:.1f}x, {'ok' if ratio >= 5 else 'MISS'}")
 
 if __name__ == "__main__":
     main()

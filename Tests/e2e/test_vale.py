@@ -138,6 +138,39 @@ def test_sidecar_after_save_has_vale_findings(tk):
     assert [(x["rule"], x["line"], x["column"], x["replacements"]) for x in got] == [("House.Terms", 1, 4, ["use"])]
 
 
+def test_rule_or_ini_change_rederives_the_sidecar(tk):
+    """Editing a rule file (not a document) and then the ini re-derives the documents: the watcher
+    takes the Vale styles as a project-wide input."""
+    p = make_project(tk.project())
+    doc = p / "notes.md"
+    doc.write_text("We utilise this, maybe.\n")
+    agent = tk.start(p)
+
+    def rules_in_sidecar(expected):
+        def check():
+            try:
+                data = json.loads((p / ".tk" / "notes.md.review.json").read_text())
+            except (OSError, json.JSONDecodeError):
+                return None
+            got = sorted({x["rule"] for x in data["quick"] if x["category"] == "vale"})
+            return True if got == expected else None
+        return check
+    tk.wait_for(rules_in_sidecar(["House.Hedge", "House.Terms"]), timeout=20, what="first sidecar", proc=agent)
+    # The script rule is skipped: one line in status, for the agent's user.
+    tk.wait_for(lambda: any("skipped" in x and "House.Fancy" in x for x in tk.status()["projects"][0]["problems"]),
+                timeout=20, what="the skipped rule in status", proc=agent)
+    # A rule file changes: the hedge word is no longer listed.
+    (p / "styles" / "House" / "Hedge.yml").write_text(RULES["Hedge.yml"].replace("  - maybe\n", "  - arguably\n"))
+    tk.wait_for(rules_in_sidecar(["House.Terms"]), timeout=20, what="sidecar after the rule edit", proc=agent)
+    # The ini changes: the Terms rule is switched off for every file.
+    (p / ".vale.ini").write_text(INI + "\n[*]\nHouse.Terms = NO\n")
+    tk.wait_for(rules_in_sidecar([]), timeout=20, what="sidecar after the ini edit", proc=agent)
+    # The script rule goes: its line leaves status.
+    (p / "styles" / "House" / "Fancy.yml").unlink()
+    tk.wait_for(lambda: not any("House.Fancy" in x for x in tk.status()["projects"][0]["problems"]),
+                timeout=20, what="status without the skipped rule", proc=agent)
+
+
 def test_lsp_diagnostics_and_quick_fix(tk):
     p = make_project(tk.project())
     c = LSPClient(tk.env, cwd=p)

@@ -382,6 +382,7 @@ public actor Agent {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
                 for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
+                refreshValeProblems(root)
                 if stopped { break }
                 for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
                 clearVanishedProblems(root: root, scopes: scopes)
@@ -410,6 +411,16 @@ public actor Agent {
         for root in byRoot.keys { scans.finish(root) }
         markStatusDirty()
         return big
+    }
+
+    /// The project's Vale lines in `status` (rules that do not load, rule types skipped), as the
+    /// styles read now: the walk that follows a change of the ini or a rule file updates them.
+    func refreshValeProblems(_ root: PathBytes) {
+        guard var problems = projects[root]?.problems else { return }
+        let lines = ValeEngine.discover(from: root.display)?.problems ?? []
+        for key in problems.keys { if case .vale(let line) = key, !lines.contains(line) { problems[key] = nil } }
+        for line in lines { problems[.vale(line)] = line }
+        if problems != projects[root]?.problems { projects[root]?.problems = problems }
     }
 
     /// Drops the problems of documents that no longer exist below the rescanned folders (a deleted

@@ -13,6 +13,8 @@ public enum ProblemKey: Hashable, Sendable, Comparable {
     case root
     /// The watcher's problem (watch limit, folder missing).
     case watch
+    /// A line about the project's Vale styles (a rule that does not load, rule types skipped).
+    case vale(String)
 
     /// The order problems are listed in.
     var sortKey: String {
@@ -23,6 +25,7 @@ public enum ProblemKey: Hashable, Sendable, Comparable {
         case .root: return "root"
         case .sidecar(let rel): return "sidecar:" + rel.display
         case .watch: return "watch"
+        case .vale(let line): return "vale:" + line
         }
     }
 

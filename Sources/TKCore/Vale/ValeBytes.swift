@@ -1,23 +1,16 @@
+import CSystem
 import Foundation
 
 /// Byte-string helpers with Go's semantics (`strings.Index`, rune counts), for Vale's location logic.
 enum VB {
     static func index(_ hay: [UInt8], _ needle: [UInt8], from: Int = 0) -> Int? {
         if needle.isEmpty { return from <= hay.count ? from : nil }
-        if hay.count - from < needle.count { return nil }
-        return hay.withUnsafeBufferPointer { h -> Int? in
-            needle.withUnsafeBufferPointer { n -> Int? in
-                let first = n[0], m = n.count, last = h.count - m
-                var i = from
-                while i <= last {
-                    if h[i] == first {
-                        var k = 1
-                        while k < m && h[i + k] == n[k] { k += 1 }
-                        if k == m { return i }
-                    }
-                    i += 1
-                }
-                return nil
+        if from < 0 || hay.count - from < needle.count { return nil }
+        return hay.withUnsafeBytes { h -> Int? in
+            needle.withUnsafeBytes { n -> Int? in
+                guard let hb = h.baseAddress, let nb = n.baseAddress,
+                      let p = memmem(hb + from, h.count - from, nb, n.count) else { return nil }
+                return hb.distance(to: UnsafeRawPointer(p))
             }
         }
     }

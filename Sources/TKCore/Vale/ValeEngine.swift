@@ -57,7 +57,7 @@ public struct ValeEngine: Sendable {
         }
         parts.append(mtime(path))
         if let cfg = try? ValeConfiguration.load(path: path), let sp = cfg.stylesPath {
-            for style in cfg.styles + cfg.vocab.map({ "config/vocabularies/\($0)" }) {
+            for style in cfg.styles + cfg.vocab.map({ "config/vocabularies/\($0)" }) + ["config/dictionaries", "config/ignore"] {
                 let dir = (sp as NSString).appendingPathComponent(style)
                 parts.append(mtime(dir))
                 for n in ((try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []).sorted() {

@@ -34,7 +34,11 @@ final class ValeFileLinter {
     let ext: String
 
     var lines: [[UInt8]] = []
+    /// Runes up to the end of each line of `lines` (for `findLoc`).
+    var lineRuneEnds: [Int] = []
     var content: [UInt8] = []
+    /// Byte offsets of the newlines of `content` (fixed: the walker only masks one-byte characters).
+    var contentNewlines: [Int] = []
     var comments: [String: Bool] = [:]
     var alerts: [ValeAlert] = []
     var history = Set<String>()
@@ -45,6 +49,9 @@ final class ValeFileLinter {
     var chkToCtx: [String: [UInt8]] = [:]
     var needsSentences = false
     var needsParagraphs = false
+    /// The rules this file runs, in order: enabled for its path and at or above `MinAlertLevel`
+    /// (decided once per file, not per block).
+    var active: [ValeRule] = []
 
     init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String) {
         self.styles = styles
@@ -52,7 +59,9 @@ final class ValeFileLinter {
         (baseStyles, checks) = cfg.settings(for: relativePath)
         self.ext = ext
         for name in styles.order {
-            guard let r = styles.rules[name] else { continue }
+            guard let r = styles.rules[name], ruleEnabled(name),
+                  (["suggestion": 0, "warning": 1, "error": 2][r.level] ?? 1) >= cfg.minAlertLevel else { continue }
+            active.append(r)
             let b = r.scope.bases
             if b.contains("sentence") { needsSentences = true }
             if b.contains("paragraph") { needsParagraphs = true }
@@ -85,6 +94,8 @@ final class ValeFileLinter {
         text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         let sanitized = Array(text.utf8)
         lines = VB.splitAfterNewline(sanitized).map(Array.init)
+        var runeEnd = 0
+        lineRuneEnds = lines.map { runeEnd += VB.runes($0); return runeEnd }
 
         // Transform: front matter and BlockIgnores become code blocks, TokenIgnores code spans.
         var transformed = text
@@ -107,6 +118,7 @@ final class ValeFileLinter {
         body = mask(body, Self.linkDefRe) { m in "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:" }
         body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }
         content = Array(body.utf8)
+        contentNewlines = content.indices.filter { content[$0] == 10 }
 
         walk(ValeHTML.tokenize(html))
 
@@ -191,11 +203,20 @@ final class ValeFileLinter {
             if pos == nil { for ss in VB.fields(VB.bytes(s)) { pos = VB.index(content, ss) } }
         }
         if let p = pos {
-            var l = 0
-            for b in content[..<p] where b == 10 { l += 1 }
+            let l = Self.countBelow(contentNewlines, p)
             if l > idx { return l }
         }
         return -1
+    }
+
+    /// How many of the sorted `values` are below `limit`.
+    static func countBelow(_ values: [Int], _ limit: Int) -> Int {
+        var lo = 0, hi = values.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if values[mid] < limit { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
     }
 
     func append(_ text: String) {
@@ -370,13 +391,11 @@ final class ValeFileLinter {
 
     func lintBlock(_ blk: ValeBlock, lookup: Bool) {
         chkToCtx = [:]
+        blockHits = .none
         var text: ValeText?
-        for name in styles.order {
-            guard let rule = styles.rules[name] else { continue }
-            if queryComments(name) { continue }
-            if (["suggestion": 0, "warning": 1, "error": 2][rule.level] ?? 1) < cfg.minAlertLevel { continue }
+        for rule in active {
+            if !comments.isEmpty, queryComments(rule.name) { continue }
             if !rule.scope.matches(blk.scope) { continue }
-            if !ruleEnabled(name) { continue }
             if text == nil { text = ValeText(blk.text) }
             for var a in run(rule, text!, blk) {
                 a.message = Self.whitespaceToSpace(a.message)
@@ -476,16 +495,28 @@ final class ValeFileLinter {
 
     func excepted(_ rule: ValeRule, _ s: String) -> Bool { rule.exceptRe?.isMatch(s) ?? false }
 
+    /// The prefilter's verdict on the block being linted: `.none` until computed.
+    var blockHits: ValePrefilter.Hits?? = .none
+
+    /// `re`'s matches in the block's text; none, without running it, when the block lacks its literals.
+    func find(_ re: ValeRegex, _ t: ValeText) -> [ValeRegex.Match] {
+        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
+        guard case .some(let hits) = blockHits else { return re.matches(in: t) }
+        if !styles.prefilter.mayMatch(re, hits) { return [] }
+        if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts) }
+        return re.matches(in: t)
+    }
+
     func run(_ rule: ValeRule, _ t: ValeText, _ blk: ValeBlock) -> [RawAlert] {
         var out: [RawAlert] = []
         switch rule.kind {
         case .existence(let re):
-            for m in re.matches(in: t) {
+            for m in find(re, t) {
                 let observed = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
                 if !excepted(rule, observed) { out.append(makeAlert(rule, m.range, t)) }
             }
         case .substitution(let re, let terms, let repls, let capitalize):
-            for m in re.matches(in: t) {
+            for m in find(re, t) {
                 for gi in 1..<m.groups.count {
                     guard let g = m.groups[gi], gi - 1 < repls.count else { continue }
                     let observed = t.slice(g).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -519,7 +550,7 @@ final class ValeFileLinter {
                 }
             }
         case .occurrence(let re, let mn, let mx):
-            let ms = re.matches(in: t)
+            let ms = find(re, t)
             let n = ms.count
             if (mx > 0 && n > mx) || (mn > 0 && n < mn) {
                 var a: RawAlert
@@ -537,7 +568,7 @@ final class ValeFileLinter {
             }
         case .repetition(let re, let mx, let alpha, let ic):
             var prev = "", ploc: Range<Int> = 0..<0, count = 0
-            for m in re.matches(in: t) {
+            for m in find(re, t) {
                 let curr = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
                 var hit = ic ? (curr.lowercased() == prev.lowercased() && !curr.isEmpty) : (curr == prev && !curr.isEmpty)
                 hit = hit && (!alpha || curr.unicodeScalars.allSatisfy { $0.properties.isAlphabetic })
@@ -557,7 +588,7 @@ final class ValeFileLinter {
             }
         case .consistency(let steps):
             for step in steps {
-                let ms = step.pattern.matches(in: t)
+                let ms = find(step.pattern, t)
                 var loc: Range<Int>? = nil
                 for m in ms {
                     for (gi, g) in m.groups.enumerated() where gi > 0 {
@@ -588,12 +619,25 @@ final class ValeFileLinter {
                 out.append(a)
             }
         case .conditional(let first, let second):
-            for m in second.matches(in: t) {
+            for m in find(second, t) {
                 for g in m.groups.dropFirst() { if let g, !g.isEmpty { sequences.append(t.slice(g)) } }
             }
-            for m in first.matches(in: t) {
+            for m in find(first, t) {
                 let s = t.slice(m.range)
                 if !sequences.contains(s) && !excepted(rule, s) { out.append(makeAlert(rule, m.range, t)) }
+            }
+        case .spelling(let check):
+            // Vale's `Spelling.Run`: each word of the block's text; the place is the word's first
+            // occurrence in that text, in bytes (`strings.Index`), -1 when the tokenizer changed it.
+            let txt = blk.text.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'")
+            let bytes = Array(txt.utf8)
+            for word in ValeSpellCheck.tokenize(txt) {
+                if check.filters.contains(where: { $0.isMatch(word) }) { continue }
+                if check.accepts(word) || excepted(rule, word) { continue }
+                let wb = Array(word.utf8)
+                let off = VB.index(bytes, wb) ?? -1
+                out.append(RawAlert(check: rule.name, severity: rule.level, span: (off, off + wb.count), match: word,
+                                    message: Self.format(rule.message, [word]), link: rule.link))
             }
         case .metric(let formula, let condition):
             guard let (res, fire) = ValeMetric.evaluate(formula: formula, condition: condition, summary: summary, metrics: metrics), fire else { break }
@@ -644,68 +688,110 @@ final class ValeFileLinter {
         }
     }
 
-    func initialPosition(_ ctxIn: [UInt8], _ txt: [UInt8], _ a: RawAlert) -> (Int, [UInt8]) {
+    /// Vale's `initialPosition`: the rune column (1-based) where `a.match` is found in `ctx`, searched
+    /// after the first occurrence of the block text `txt` (everything before it masked with `@`),
+    /// at word boundaries, preferring a place not next to a backtick or hyphen.
+    func initialPosition(_ ctx: [UInt8], _ txt: [UInt8], _ a: RawAlert) -> (Int, [UInt8]) {
         if a.match.isEmpty { return (1, []) }
-        var ctx = ctxIn
-        if let off = VB.index(ctx, txt), off > 0 { ctx = VB.substitute(ctx, Array(ctx[0..<off]), 64) }
         let sub = VB.bytes(a.match)
-        // `(?:^|\b|_)` + QuoteMeta(sub) + `(?:_|\b|$)` with Go's ASCII \b.
-        var found: [(Int, Int)] = []
+        if let off = VB.index(ctx, txt), off > 0 {
+            // Masking keeps one byte per rune, which moves byte offsets but not rune counts; a match
+            // starting with neither `@` nor a newline cannot start in the masked part, so the search
+            // runs on `ctx` itself from `off`, its left neighbour there read as the mask.
+            let masked = { VB.substitute(ctx, Array(ctx[0..<off]), 64) }
+            if sub[0] == 64 || sub[0] == 10 {
+                let found = Self.locate(masked(), sub, from: 0)
+                return found.0 < 0 ? Self.guessLocation(masked(), txt, sub) : found
+            }
+            let found = Self.locate(ctx, sub, from: off)
+            return found.0 < 0 ? Self.guessLocation(masked(), txt, sub) : found
+        }
+        let found = Self.locate(ctx, sub, from: 0)
+        return found.0 < 0 ? Self.guessLocation(ctx, txt, sub) : found
+    }
+
+    /// Vale's `guessLocation`, for a match the context does not hold as such (inline markup joined
+    /// it, as in `[the API in](…) in`): the first line of `ctx` holding every word of the last
+    /// sentence of the block that contains the match; the place is that line's byte offset + 1.
+    static func guessLocation(_ ctx: [UInt8], _ txt: [UInt8], _ match: [UInt8]) -> (Int, [UInt8]) {
+        let m = VB.str(match)
+        var target = ""
+        for s in ValeSentences.split(VB.str(txt)) {
+            if s == m { target = s } else if let r = s.range(of: m), r.lowerBound > s.startIndex { target = s }
+        }
+        if target.isEmpty { return (-1, txt) }
+        let tokens = ValeSpellCheck.tokenize(target).map { Array($0.utf8) }
+        for line in ctx.split(separator: 10, omittingEmptySubsequences: false) {
+            let l = Array(line)
+            if tokens.allSatisfy({ VB.contains(l, $0) }) {
+                return ((VB.index(ctx, l) ?? -1) + 1, l)
+            }
+        }
+        return (-1, txt)
+    }
+
+    /// The search of `initialPosition` in `ctx` whose bytes below `from` read as `@` (newlines kept).
+    static func locate(_ ctx: [UInt8], _ sub: [UInt8], from: Int) -> (Int, [UInt8]) {
         let n = ctx.count
+        func byte(_ i: Int) -> UInt8 { i >= from ? ctx[i] : ctx[i] == 10 ? 10 : 64 }
         func boundary(_ i: Int) -> Bool {
-            let l = i > 0 ? VB.isWord(ctx[i - 1]) : false
-            let r = i < n ? VB.isWord(ctx[i]) : false
+            let l = i > 0 ? VB.isWord(byte(i - 1)) : false
+            let r = i < n ? VB.isWord(byte(i)) : false
             return l != r
         }
+        // `(?:^|\b|_)` + QuoteMeta(sub) + `(?:_|\b|$)` with Go's ASCII \b, leftmost first.
         func rightEnd(_ e: Int) -> Int? {
-            if e < n && ctx[e] == 95 { return e + 1 }
+            if e < n && byte(e) == 95 { return e + 1 }
             if boundary(e) || e == n { return e }
             return nil
         }
         func at(_ i: Int) -> Bool {
-            guard i + sub.count <= n else { return false }
+            guard i >= from, i + sub.count <= n else { return false }
             var k = 0
             while k < sub.count { if ctx[i + k] != sub[k] { return false }; k += 1 }
             return true
         }
-        var i = 0
+        var first: Int? = nil, chosen: Int? = nil
+        var i = from
         while i < n {
-            if (i == 0 || boundary(i)) && at(i), let e = rightEnd(i + sub.count) {
-                found.append((i, e)); i = max(e, i + 1); continue
-            }
-            if ctx[i] == 95 && at(i + 1), let e = rightEnd(i + 1 + sub.count) {
-                found.append((i, e)); i = max(e, i + 1); continue
-            }
-            i += 1
+            // Only a place where `sub` starts at i or i + 1 can match: jump to the next one.
+            guard let j = VB.index(ctx, sub, from: i) else { break }
+            if j - 1 > i { i = j - 1 }
+            var hit: (Int, Int)? = nil
+            if (i == 0 || boundary(i)) && at(i), let e = rightEnd(i + sub.count) { hit = (i, e) }
+            else if byte(i) == 95 && at(i + 1), let e = rightEnd(i + 1 + sub.count) { hit = (i, e) }
+            guard let (s, e) = hit else { i += 1; continue }
+            if first == nil { first = s }
+            let before = s - 1, after = e + 1
+            let nextToCode = (before > 0 && (byte(before) == 96 || byte(before) == 45)) || (after < n && (byte(after) == 96 || byte(after) == 45))
+            if !nextToCode { chosen = s; break }
+            i = max(e, i + 1)
         }
         var idx: Int
-        if found.isEmpty {
-            guard let k = VB.index(ctx, sub) else { return (-1, sub) }
+        if let c = chosen ?? first { idx = c }
+        else {
+            guard let k = VB.index(ctx, sub, from: from) else { return (-1, sub) }
             idx = k
-        } else {
-            idx = found[0].0
-            for fs in found {
-                let s = fs.0 - 1, e = fs.1 + 1
-                if s > 0 && (ctx[s] == 96 || ctx[s] == 45) { continue }
-                if e < n && (ctx[e] == 96 || ctx[e] == 45) { continue }
-                idx = fs.0
-                break
-            }
         }
-        if idx < n && ctx[idx] == 95 { idx += 1 }
+        if idx < n && byte(idx) == 95 { idx += 1 }
         return (VB.runes(ctx[..<idx]) + 1, sub)
     }
 
     func assignLoc(_ ctx: [UInt8], _ blk: ValeBlock, _ a: RawAlert) -> (Int, (Int, Int)) {
         var loc = a.span
+        if loc.0 < 0 || loc.1 < 0 { return (blk.line + 1, a.span) }
         let txt = VB.bytes(blk.text)
         let m = VB.bytes(a.match)
-        for (i, l) in VB.splitAfterNewline(ctx).enumerated() {
-            if loc.0 < 0 || loc.1 < 0 { continue }
-            let lb = l.startIndex
-            let exact = l.count > loc.1 && loc.0 <= loc.1 && Array(l[(lb + loc.0)..<(lb + loc.1)]) == m
+        // The lines of `ctx` as `strings.SplitAfter(ctx, "\n")` gives them, read in place.
+        var start = 0, i = 0
+        let n = ctx.count
+        while true {
+            let nl = VB.index(ctx, [10], from: start)
+            let end = nl.map { $0 + 1 } ?? n
+            let count = end - start
+            let exact = count > loc.1 && loc.0 <= loc.1 && ctx[(start + loc.0)..<(start + loc.1)].elementsEqual(m)
             if exact || i == blk.line {
-                let la = Array(l)
+                let la = Array(ctx[start..<end])
                 let length = VB.runes(la)
                 let (pos, substring) = initialPosition(la, txt, a)
                 loc.0 = pos
@@ -713,6 +799,9 @@ final class ValeFileLinter {
                 if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
                 return (i + 1, loc)
             }
+            guard nl != nil else { break }
+            start = end
+            i += 1
         }
         return (blk.line + 1, a.span)
     }
@@ -723,16 +812,15 @@ final class ValeFileLinter {
         let (pos, substring) = initialPosition(ctx, VB.bytes(s), a)
         if pos < 0 { return (pos, (0, 0)) }
         var loc = a.span
-        var counter = 0
-        for (i, l) in lines.enumerated() {
-            let length = VB.runes(l)
-            if counter + length >= pos {
-                loc.0 = pos - counter
-                loc.1 = loc.0 + VB.runes(substring) - 1
-                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
-                return (i + 1, loc)
-            }
-            counter += length
+        // The first line whose end reaches `pos` (line lengths summed once per document).
+        let i = Self.countBelow(lineRuneEnds, pos)
+        if i < lines.count {
+            let counter = i > 0 ? lineRuneEnds[i - 1] : 0
+            let length = lineRuneEnds[i] - counter
+            loc.0 = pos - counter
+            loc.1 = loc.0 + VB.runes(substring) - 1
+            if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
+            return (i + 1, loc)
         }
         return (lines.count, loc)
     }

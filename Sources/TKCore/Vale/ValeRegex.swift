@@ -7,12 +7,15 @@ import Foundation
 /// is safe; Foundation on Linux does not mark it `Sendable`, hence the unchecked conformance.
 public final class ValeRegex: @unchecked Sendable {
     public let pattern: String
+    /// The pattern as handed to ICU (Go/.NET spellings translated).
+    let translated: String
     let re: NSRegularExpression
 
     /// Compiles `pattern`, translating the Go/.NET spellings ICU does not know.
     public init(_ pattern: String) throws {
         self.pattern = pattern
         let t = Self.translate(pattern)
+        translated = t
         do {
             re = try NSRegularExpression(pattern: t, options: [])
         } catch {
@@ -55,7 +58,47 @@ public final class ValeRegex: @unchecked Sendable {
         var s = p.replacingOccurrences(of: "(?P<", with: "(?<")
         // A literal `[` inside a character class is a nested set in ICU; Go takes it literally.
         if s.contains("[") { s = escapeNestedBrackets(s) }
+        if s.contains("{") { s = escapeLiteralBraces(s) }
         return s
+    }
+
+    /// Go reads a `{` that does not open a repetition (`{n}`, `{n,}`, `{n,m}`), and a `}` that
+    /// closes none, as themselves; ICU rejects them (Hugo shortcodes `{{< … >}}` in BlockIgnores).
+    static func escapeLiteralBraces(_ p: String) -> String {
+        let c = Array(p.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        var inClass = false
+        while i < c.count {
+            let ch = c[i]
+            if ch == "\\" && i + 1 < c.count {
+                out.append(ch); out.append(c[i + 1]); i += 2
+                // `\p{L}`, `\x{2019}`: the braces belong to the escape.
+                if "pPxN".unicodeScalars.contains(c[i - 1]), i < c.count, c[i] == "{" {
+                    while i < c.count { out.append(c[i]); i += 1; if c[i - 1] == "}" { break } }
+                }
+                continue
+            }
+            if inClass { if ch == "]" { inClass = false } }
+            else if ch == "[" { inClass = true }
+            else if ch == "{" {
+                var j = i + 1
+                var digits = 0
+                while j < c.count, c[j].isASCII, c[j].properties.numericType == .decimal { j += 1; digits += 1 }
+                if j < c.count, c[j] == "," { j += 1; while j < c.count, c[j].isASCII, c[j].properties.numericType == .decimal { j += 1 } }
+                let repetition = digits > 0 && j < c.count && c[j] == "}"
+                if repetition {
+                    while i <= j { out.append(c[i]); i += 1 }
+                    continue
+                }
+                out.append("\\")
+            } else if ch == "}" {
+                out.append("\\")
+            }
+            out.append(ch)
+            i += 1
+        }
+        return String(out)
     }
 
     private static func escapeNestedBrackets(_ s: String) -> String {
@@ -122,6 +165,26 @@ public final class ValeRegex: @unchecked Sendable {
             }
             return Match(range: text.scalarRange(r.range), groups: groups)
         }
+    }
+
+    /// The matches `matches(in:)` finds, when every match starts at one of `starts` (sorted UTF-16
+    /// offsets): the pattern is tried there only, anchored, seeing the whole text around it.
+    public func matches(in text: ValeText, startingAt starts: [Int]) -> [Match] {
+        var out: [Match] = []
+        var pos = 0
+        let n = text.utf16Count
+        for c in starts where c >= pos && c < n {
+            guard let r = re.firstMatch(in: text.string, options: [.anchored, .withTransparentBounds, .withoutAnchoringBounds],
+                                        range: NSRange(location: c, length: n - c)) else { continue }
+            var groups: [Range<Int>?] = []
+            for g in 0..<r.numberOfRanges {
+                let nr = r.range(at: g)
+                groups.append(nr.location == NSNotFound ? nil : text.scalarRange(nr))
+            }
+            out.append(Match(range: text.scalarRange(r.range), groups: groups))
+            pos = r.range.location + max(r.range.length, 1)
+        }
+        return out
     }
 
     /// Whether the pattern occurs anywhere in `s`.

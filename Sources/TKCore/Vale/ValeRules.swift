@@ -12,6 +12,7 @@ public struct ValeRule: Sendable {
         case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String], prefix: String)
         case conditional(first: ValeRegex, second: ValeRegex)
         case metric(formula: String, condition: String)
+        case spelling(ValeSpellCheck)
     }
     public var name: String
     public var extends: String
@@ -25,6 +26,16 @@ public struct ValeRule: Sendable {
     public var exceptRe: ValeRegex?
     public var action: String
     public var actionParams: [String]
+
+    /// The patterns the rule runs on a block's text.
+    var patterns: [ValeRegex] {
+        switch kind {
+        case .existence(let p), .substitution(let p, _, _, _), .occurrence(let p, _, _), .repetition(let p, _, _, _): return [p]
+        case .consistency(let steps): return steps.map(\.pattern)
+        case .conditional(let a, let b): return [a, b]
+        case .capitalization, .metric, .spelling: return []
+        }
+    }
 }
 
 /// A rule's `scope`: alternatives of `&`-joined selectors, each maybe negated with `~`.
@@ -76,6 +87,8 @@ public struct ValeStyles: Sendable {
     public var rejectedTokens: [String] = []
     /// Digest of the ini and every rule file read.
     public var digest: String = ""
+    /// The rules' literals, to skip a pattern in a block that cannot match it.
+    var prefilter = ValePrefilter()
 
     static let extensionPoints: Set<String> = ["capitalization", "conditional", "consistency", "existence", "occurrence",
                                                "repetition", "substitution", "readability", "spelling", "sequence", "metric", "script"]
@@ -137,7 +150,7 @@ public struct ValeStyles: Sendable {
                 guard let any = try Yams.load(yaml: text), let map = any as? [String: Any] else {
                     out.problems.append("\(path): not a YAML mapping; rule skipped"); continue
                 }
-                switch try compile(name: name, map, cfg: cfg, accepted: out.acceptedTokens) {
+                switch try compile(name: name, map, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher) {
                 case .rule(let r): out.rules[name] = r; out.order.append(name)
                 case .skipped(let why): out.skipped.append("\(name): \(why)")
                 }
@@ -152,28 +165,36 @@ public struct ValeStyles: Sendable {
             var rep: [String: Any] = ["extends": "repetition", "message": "'%s' is repeated!", "level": "error",
                                       "alpha": true, "tokens": ["[^\\s]+"]]
             rep["action"] = ["name": "edit", "params": ["truncate", " "]]
-            if let r = try? compile(name: "Vale.Repetition", rep, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+            if let r = try? compile(name: "Vale.Repetition", rep, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher), case .rule(let rule) = r {
                 out.rules["Vale.Repetition"] = rule; out.order.append("Vale.Repetition")
             }
-            out.skipped.append("Vale.Spelling: spelling is not supported yet")
+            let spelling: [String: Any] = ["extends": "spelling", "message": "Did you really mean '%s'?", "level": "error", "scope": "text"]
+            do {
+                if case .rule(let rule) = try compile(name: "Vale.Spelling", spelling, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher) {
+                    out.rules["Vale.Spelling"] = rule; out.order.append("Vale.Spelling")
+                }
+            } catch {
+                out.problems.append("\(cfg.path): Vale.Spelling: \(describe(error)); rule skipped")
+            }
             if !out.acceptedTokens.isEmpty {
                 var swap: [String: String] = [:]
                 for t in out.acceptedTokens where isPhrase(t) { swap[t.lowercased()] = t }
                 let terms: [String: Any] = ["extends": "substitution", "message": "Use '%s' instead of '%s'.", "level": "error",
                                             "ignorecase": true, "swap": swap, "vocab": false]
-                if let r = try? compile(name: "Vale.Terms", terms, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+                if let r = try? compile(name: "Vale.Terms", terms, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher), case .rule(let rule) = r {
                     out.rules["Vale.Terms"] = rule; out.order.append("Vale.Terms")
                 }
             }
             if !out.rejectedTokens.isEmpty {
                 let avoid: [String: Any] = ["extends": "existence", "message": "Avoid using '%s'.", "level": "error",
                                             "ignorecase": false, "tokens": out.rejectedTokens]
-                if let r = try? compile(name: "Vale.Avoid", avoid, cfg: cfg, accepted: out.acceptedTokens), case .rule(let rule) = r {
+                if let r = try? compile(name: "Vale.Avoid", avoid, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher), case .rule(let rule) = r {
                     out.rules["Vale.Avoid"] = rule; out.order.append("Vale.Avoid")
                 }
             }
         }
         out.digest = hasher.hex
+        out.prefilter = ValePrefilter(out.order.compactMap { out.rules[$0] }.flatMap(\.patterns))
         return out
     }
 
@@ -245,10 +266,10 @@ public struct ValeStyles: Sendable {
         return regex.replacingOccurrences(of: "%s", with: tokens)
     }
 
-    static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String]) throws -> Compiled {
+    static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {
         guard let ext = str(m["extends"]) else { throw ValeRuleError(message: "missing the required 'extends' key") }
         guard extensionPoints.contains(ext) else { throw ValeRuleError(message: "'extends' must be one of the rule types, not '\(ext)'") }
-        if ["script", "sequence", "readability", "spelling"].contains(ext) {
+        if ["script", "sequence", "readability"].contains(ext) {
             return .skipped("type '\(ext)' is not supported yet")
         }
         guard m["message"] != nil else { throw ValeRuleError(message: "missing the required 'message' key") }
@@ -341,6 +362,13 @@ public struct ValeStyles: Sendable {
             rule.kind = .conditional(first: try regex(str(m["first"]) ?? "", name), second: try regex(str(m["second"]) ?? "", name))
         case "metric":
             rule.kind = .metric(formula: str(m["formula"]) ?? "", condition: str(m["condition"]) ?? "")
+        case "spelling":
+            // Vale's `addExceptions`: the Vocab's accepted terms, case-insensitive, anywhere in the word.
+            if !accepted.isEmpty { rule.exceptRe = try? ValeRegex("(?i)" + accepted.joined(separator: "|")) }
+            switch spellCheck(name: name, m, cfg: cfg, hasher: &hasher) {
+            case .success(let check): rule.kind = .spelling(check)
+            case .failure(let e): throw e
+            }
         default:
             return .skipped("type '\(ext)' is not supported yet")
         }

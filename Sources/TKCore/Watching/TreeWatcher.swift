@@ -303,9 +303,22 @@ public final class TreeWatcher: Sendable {
         }
         guard !mask.isDisjoint(with: .pathDirty) else { return }
         for root in s.roots.values where path.isWithin(root.path) {
-            guard let relative = path.relative(to: root.path), root.filter.isDocument(relative) else { continue }
-            s.output.append(.changed(root: root.path, path: path))
+            guard let relative = path.relative(to: root.path) else { continue }
+            if root.filter.isDocument(relative) {
+                s.output.append(.changed(root: root.path, path: path))
+            } else if Self.isValeInput(relative) {
+                // The team's Vale styles are a project-wide input of every document's findings.
+                s.output.append(.configChanged(root: root.path))
+            }
         }
+    }
+
+    /// Whether a file of a project may be part of its Vale styles: a `.vale.ini` (or the other
+    /// names Vale finds) at the root, a rule (`.yml`), a vocabulary or a Hunspell dictionary.
+    static func isValeInput(_ relative: PathBytes) -> Bool {
+        let name = relative.lastComponent.display
+        if relative.components.count == 1 { return ValeConfiguration.fileNames.contains(name) }
+        return name.hasSuffix(".yml") || name == "accept.txt" || name == "reject.txt" || name.hasSuffix(".dic") || name.hasSuffix(".aff")
     }
 
     /// `IN_IGNORED`: the kernel dropped the watch (folder deleted, unmounted, or we removed it).

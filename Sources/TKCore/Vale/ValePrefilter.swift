@@ -1,0 +1,474 @@
+import Foundation
+
+/// The literals a pattern cannot match without: a set of lowercase ASCII strings, one of which
+/// occurs (ignoring ASCII case) in every match of the pattern. `nil` when the pattern gives none
+/// (a class, an optional part, a construct this reader does not know): then it always runs.
+///
+/// A necessary condition only, so a block that holds none of a pattern's literals cannot match
+/// it, whatever its flags (`(?i)` or not): skipping the regex there changes no result.
+enum ValeLiterals {
+    /// What a node of the pattern tells about its matches.
+    enum Info: Equatable {
+        /// Matches exactly one of these strings.
+        case exact(Set<String>)
+        /// Every match contains one of these strings.
+        case inexact(Set<String>)
+        /// Nothing known.
+        case any
+    }
+
+    static let maxExact = 256
+
+    static func required(_ pattern: String) -> Set<String>? {
+        var p = Parser(Array(pattern.unicodeScalars))
+        guard let info = p.alternation(), p.i == p.s.count, !p.failed else { return nil }
+        let set: Set<String>
+        switch info {
+        case .exact(let s), .inexact(let s): set = s
+        case .any: return nil
+        }
+        if set.isEmpty || set.contains("") { return nil }
+        return set
+    }
+
+    /// The literals every match starts with (lowercase ASCII), for a pattern made of zero-width
+    /// items (`(?i)`, `\b`, `^`) then a group whose alternatives are all literal, then anything,
+    /// with no alternation outside that group. nil otherwise.
+    static func prefixes(_ pattern: String) -> Set<String>? {
+        let sc = Array(pattern.unicodeScalars)
+        guard !hasTopLevelAlternation(sc) else { return nil }
+        var p = Parser(sc)
+        while let c = p.peek {
+            if c == "^" { p.i += 1; continue }
+            if c == "\\", p.i + 1 < sc.count, sc[p.i + 1] == "b" { p.i += 2; continue }
+            if c == "(", p.i + 1 < sc.count, sc[p.i + 1] == "?" {
+                var j = p.i + 2
+                while j < sc.count, "imsU-".unicodeScalars.contains(sc[j]) { j += 1 }
+                if j < sc.count, sc[j] == ")", j > p.i + 2 { p.i = j + 1; continue }
+            }
+            break
+        }
+        guard p.peek == "(" else { return nil }
+        if p.i + 2 < sc.count, sc[p.i + 1] == "?", sc[p.i + 2] == "=" || sc[p.i + 2] == "!" || (sc[p.i + 2] == "<" && p.i + 3 < sc.count && (sc[p.i + 3] == "=" || sc[p.i + 3] == "!")) {
+            return nil
+        }
+        guard let info = p.group(), !p.failed else { return nil }
+        if let q = p.peek, q == "?" || q == "*" || q == "{" { return nil }
+        guard case .exact(let set) = info, !set.isEmpty, !set.contains("") else { return nil }
+        return set
+    }
+
+    static func hasTopLevelAlternation(_ sc: [Unicode.Scalar]) -> Bool {
+        var depth = 0, i = 0, inClass = false
+        while i < sc.count {
+            let c = sc[i]
+            if c == "\\" { i += 2; continue }
+            if inClass { if c == "]" { inClass = false } }
+            else if c == "[" { inClass = true }
+            else if c == "(" { depth += 1 }
+            else if c == ")" { depth -= 1 }
+            else if c == "|" && depth == 0 { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// How useful a set is as a requirement: its shortest literal, then fewer literals.
+    static func score(_ s: Set<String>) -> (Int, Int) {
+        (s.map(\.utf8.count).min() ?? 0, -s.count)
+    }
+
+    static func concat(_ parts: [Info]) -> Info {
+        var cur: Set<String> = [""]
+        var candidates: [Set<String>] = []
+        var exact = true
+        for part in parts {
+            switch part {
+            case .exact(let s):
+                if cur.count * s.count <= maxExact {
+                    var next = Set<String>()
+                    for a in cur { for b in s { next.insert(a + b) } }
+                    cur = next
+                } else {
+                    candidates.append(cur); cur = s; exact = false
+                }
+            case .inexact(let s):
+                candidates.append(cur); candidates.append(s); cur = [""]; exact = false
+            case .any:
+                candidates.append(cur); cur = [""]; exact = false
+            }
+        }
+        if exact { return .exact(cur) }
+        candidates.append(cur)
+        guard let best = candidates.max(by: { score($0) < score($1) }), score(best).0 > 0 else { return .any }
+        return .inexact(best)
+    }
+
+    static func alternate(_ options: [Info]) -> Info {
+        var all = Set<String>()
+        var exact = true
+        for o in options {
+            switch o {
+            case .exact(let s): all.formUnion(s)
+            case .inexact(let s): all.formUnion(s); exact = false
+            case .any: return .any
+            }
+        }
+        if exact { return .exact(all) }
+        return all.contains("") ? .any : .inexact(all)
+    }
+
+    /// A recursive-descent reader of the regexp2/ICU syntax Vale's rules use.
+    struct Parser {
+        let s: [Unicode.Scalar]
+        var i = 0
+        var failed = false
+        init(_ s: [Unicode.Scalar]) { self.s = s }
+
+        var peek: Unicode.Scalar? { i < s.count ? s[i] : nil }
+
+        mutating func alternation() -> Info? {
+            var options: [Info] = []
+            while true {
+                guard let c = concatenation() else { return nil }
+                options.append(c)
+                if peek == "|" { i += 1; continue }
+                break
+            }
+            return options.count == 1 ? options[0] : alternate(options)
+        }
+
+        mutating func concatenation() -> Info? {
+            var parts: [Info] = []
+            while let c = peek, c != "|", c != ")" {
+                guard let atom = atom() else { return nil }
+                guard let q = quantified(atom) else { return nil }
+                parts.append(q)
+            }
+            return concat(parts)
+        }
+
+        /// Applies a quantifier following an atom, if any.
+        mutating func quantified(_ atom: Info) -> Info? {
+            var result = atom
+            while let c = peek {
+                var mn = 1
+                if c == "?" || c == "*" { mn = 0; i += 1 }
+                else if c == "+" { i += 1 }
+                else if c == "{" {
+                    var j = i + 1
+                    var digits = ""
+                    while j < s.count, s[j].properties.numericType == .decimal, s[j].isASCII { digits.unicodeScalars.append(s[j]); j += 1 }
+                    guard !digits.isEmpty, j < s.count, s[j] == "}" || s[j] == "," else { failed = true; return nil }
+                    while j < s.count, s[j] != "}" { j += 1 }
+                    guard j < s.count else { failed = true; return nil }
+                    mn = Int(digits) ?? 0
+                    i = j + 1
+                } else { break }
+                if peek == "?" || peek == "+" { i += 1 } // lazy, possessive
+                switch result {
+                case .any: break
+                case .exact(let set), .inexact(let set):
+                    if mn == 0 { result = .any }
+                    else if !(set.count == 1 && set.contains("")) { result = .inexact(set) }
+                }
+            }
+            return result
+        }
+
+        static func literal(_ c: Unicode.Scalar) -> Info {
+            guard c.isASCII else { return .any }
+            return .exact([String(Character(c)).lowercased()])
+        }
+
+        mutating func atom() -> Info? {
+            guard let c = peek else { return nil }
+            switch c {
+            case "(": return group()
+            case "[": return charClass()
+            case "\\": return escape(inClass: false).map { $0 ?? .any }
+            case ".": i += 1; return .any
+            case "^", "$": i += 1; return .exact([""])
+            case "*", "+", "?", "{": failed = true; return nil
+            default: i += 1; return Self.literal(c)
+            }
+        }
+
+        /// An escape: `.some(nil)` for a class of characters, `.some(info)` for a literal or
+        /// an assertion, nil when unknown.
+        mutating func escape(inClass: Bool) -> Info?? {
+            i += 1
+            guard let c = peek else { failed = true; return nil }
+            i += 1
+            switch c {
+            case "b", "B", "A", "z", "Z", "G": return inClass ? nil : .some(.exact([""]))
+            case "d", "D", "w", "W", "s", "S", "h", "H", "v", "V", "R", "X": return .some(nil)
+            case "p", "P":
+                if peek == "{" { while let x = peek, x != "}" { i += 1 }; i += 1 } else { i += 1 }
+                return .some(nil)
+            case "n": return .some(.exact(["\n"]))
+            case "t": return .some(.exact(["\t"]))
+            case "r": return .some(.exact(["\r"]))
+            default:
+                if c.isASCII, !c.properties.isAlphabetic, c.properties.numericType == nil { return .some(Self.literal(c)) }
+                failed = true
+                return nil
+            }
+        }
+
+        mutating func group() -> Info? {
+            i += 1 // (
+            var lookaround = false
+            if peek == "?" {
+                i += 1
+                guard let c = peek else { failed = true; return nil }
+                switch c {
+                case ":", ">": i += 1
+                case "=", "!": i += 1; lookaround = true
+                case "<":
+                    i += 1
+                    if peek == "=" || peek == "!" { i += 1; lookaround = true }
+                    else { guard skipName(until: ">") else { return nil } }
+                case "P":
+                    i += 1
+                    guard peek == "<" else { failed = true; return nil }
+                    i += 1
+                    guard skipName(until: ">") else { return nil }
+                case "'":
+                    i += 1
+                    guard skipName(until: "'") else { return nil }
+                default:
+                    // Flags: (?i) (?-i) (?im-sx) or (?i: ...).
+                    while let f = peek, "imsnU-".unicodeScalars.contains(f) { i += 1 }
+                    if peek == ")" { i += 1; return .exact([""]) }
+                    if peek == ":" { i += 1 } else { failed = true; return nil }
+                }
+            }
+            guard let inner = alternation(), peek == ")" else { failed = true; return nil }
+            i += 1
+            return lookaround ? .exact([""]) : inner
+        }
+
+        mutating func skipName(until end: Unicode.Scalar) -> Bool {
+            while let c = peek, c != end {
+                guard c.properties.isAlphabetic || c.properties.numericType == .decimal || c == "_" else { failed = true; return false }
+                i += 1
+            }
+            guard peek == end else { failed = true; return false }
+            i += 1
+            return true
+        }
+
+        /// `[...]`: a literal when it holds one character (ignoring ASCII case), a few
+        /// alternatives when it holds up to four, else any character.
+        mutating func charClass() -> Info? {
+            i += 1 // [
+            var negated = false
+            if peek == "^" { negated = true; i += 1 }
+            var members = Set<String>()
+            var unknown = false
+            var first = true
+            while let c = peek, c != "]" || first {
+                first = false
+                if c == "[" { unknown = true; if !skipNested() { return nil }; continue }
+                var lo: Unicode.Scalar
+                if c == "\\" {
+                    guard let e = escape(inClass: true) else { return nil }
+                    guard case .exact(let set)? = e, let one = set.first, set.count == 1, let sc = one.unicodeScalars.first else {
+                        unknown = true; continue
+                    }
+                    lo = sc
+                } else { lo = c; i += 1 }
+                if peek == "-", i + 1 < s.count, s[i + 1] != "]" {
+                    i += 1
+                    var hi: Unicode.Scalar
+                    if peek == "\\" {
+                        guard let e = escape(inClass: true), case .exact(let set)? = e, let sc = set.first?.unicodeScalars.first else {
+                            unknown = true; continue
+                        }
+                        hi = sc
+                    } else { guard let h = peek else { failed = true; return nil }; hi = h; i += 1 }
+                    if hi.value < lo.value || hi.value - lo.value > 8 { unknown = true; continue }
+                    for v in lo.value...hi.value { if let u = Unicode.Scalar(v) { add(u, &members, &unknown) } }
+                } else {
+                    add(lo, &members, &unknown)
+                }
+            }
+            guard peek == "]" else { failed = true; return nil }
+            i += 1
+            if negated || unknown || members.isEmpty || members.count > 4 { return .any }
+            return .exact(members)
+        }
+
+        func add(_ c: Unicode.Scalar, _ members: inout Set<String>, _ unknown: inout Bool) {
+            if c.isASCII { members.insert(String(Character(c)).lowercased()) } else { unknown = true }
+        }
+
+        /// Skips a nested set or a POSIX class inside a class.
+        mutating func skipNested() -> Bool {
+            var depth = 0
+            while let c = peek {
+                if c == "\\" { i += 2; continue }
+                if c == "[" { depth += 1 } else if c == "]" { depth -= 1; if depth == 0 { i += 1; return true } }
+                i += 1
+            }
+            failed = true
+            return false
+        }
+    }
+}
+
+/// Every rule pattern's literals in one Aho–Corasick automaton over lowercased UTF-8 bytes: one
+/// pass over a block tells which patterns can match in it at all.
+struct ValePrefilter: Sendable {
+    /// Pattern id of each prefiltered regex.
+    private var ids: [ObjectIdentifier: Int] = [:]
+    private var classOf = [UInt8](repeating: 0, count: 256)
+    private var width = 1
+    private var delta: [Int32] = []
+    private var outputs: [[Int32]] = []
+    /// Regexes run only where one of their leading literals starts, by anchor id.
+    private var anchorIDs: [ObjectIdentifier: Int] = [:]
+    /// Per state: (anchor id, literal length) of the leading literals ending there.
+    private var anchorOut: [[(Int32, Int32)]] = []
+    var count: Int { ids.count }
+
+    /// What one pass over a block found.
+    struct Hits {
+        /// By pattern id: one of its required literals occurs.
+        var found: [Bool]
+        /// By anchor id: UTF-16 offsets where one of its leading literals starts (unsorted).
+        var starts: [[Int]]
+    }
+
+    init() {}
+
+    /// Builds the automaton for `regexes` (those whose literals are unknown always run).
+    init(_ regexes: [ValeRegex]) {
+        var literals: [(String, Int)] = []
+        var anchors: [(String, Int)] = []
+        for re in regexes where ids[ObjectIdentifier(re)] == nil {
+            guard let set = ValeLiterals.required(re.translated) else { continue }
+            let id = ids.count
+            ids[ObjectIdentifier(re)] = id
+            for l in set { literals.append((l, id)) }
+            if let pre = ValeLiterals.prefixes(re.translated) {
+                let aid = anchorIDs.count
+                anchorIDs[ObjectIdentifier(re)] = aid
+                for l in pre { anchors.append((l, aid)) }
+            }
+        }
+        guard !literals.isEmpty else { return }
+        // Alphabet: the bytes the literals use; everything else is class 0.
+        var next = 1
+        for (l, _) in literals + anchors { for b in l.utf8 where classOf[Int(b)] == 0 { classOf[Int(b)] = UInt8(truncatingIfNeeded: next); next += 1 } }
+        guard next < 256 else { ids = [:]; return }
+        width = next
+        // Trie.
+        var trie: [[Int32]] = [[Int32](repeating: -1, count: width)]
+        var out: [[Int32]] = [[]]
+        var aout: [[(Int32, Int32)]] = [[]]
+        func insert(_ l: String) -> Int {
+            var st = 0
+            for b in l.utf8 {
+                let c = Int(classOf[Int(b)])
+                if trie[st][c] < 0 {
+                    trie[st][c] = Int32(trie.count)
+                    trie.append([Int32](repeating: -1, count: width)); out.append([]); aout.append([])
+                }
+                st = Int(trie[st][c])
+            }
+            return st
+        }
+        for (l, id) in literals {
+            let st = insert(l)
+            if !out[st].contains(Int32(id)) { out[st].append(Int32(id)) }
+        }
+        for (l, aid) in anchors {
+            let st = insert(l)
+            aout[st].append((Int32(aid), Int32(l.utf8.count)))
+        }
+        // Failure links, breadth first, into a complete transition table.
+        let n = trie.count
+        var table = [Int32](repeating: 0, count: n * width)
+        var fail = [Int32](repeating: 0, count: n)
+        var queue: [Int] = []
+        for c in 0..<width {
+            let t = trie[0][c]
+            if t >= 0 { table[c] = t; queue.append(Int(t)) } else { table[c] = 0 }
+        }
+        var head = 0
+        while head < queue.count {
+            let st = queue[head]; head += 1
+            let f = Int(fail[st])
+            if !out[f].isEmpty { for id in out[f] where !out[st].contains(id) { out[st].append(id) } }
+            aout[st] += aout[f]
+            for c in 0..<width {
+                let t = trie[st][c]
+                if t >= 0 {
+                    fail[Int(t)] = table[f * width + c]
+                    table[st * width + c] = t
+                    queue.append(Int(t))
+                } else {
+                    table[st * width + c] = table[f * width + c]
+                }
+            }
+        }
+        delta = table
+        outputs = out
+        anchorOut = aout
+    }
+
+    /// The ids of patterns whose literals occur in `text`, or nil when every pattern may match
+    /// (a character whose case mapping reaches ASCII, such as `ſ` or `K`, could match a literal).
+    func hits(_ text: String) -> Hits? {
+        guard !ids.isEmpty else { return nil }
+        var found = [Bool](repeating: false, count: ids.count)
+        var starts = [[Int]](repeating: [], count: anchorIDs.count)
+        var seen = [Bool](repeating: false, count: outputs.count)
+        var st = 0
+        var nonASCII = false
+        var u16 = 0 // UTF-16 offset after the current byte
+        for b in text.utf8 {
+            if b >= 0x80 {
+                // Literals are ASCII: none spans a non-ASCII character.
+                nonASCII = true
+                st = 0
+                if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
+                continue
+            }
+            u16 += 1
+            let lower = b >= 65 && b <= 90 ? b | 0x20 : b
+            st = Int(delta[st * width + Int(classOf[Int(lower)])])
+            if !seen[st] {
+                seen[st] = true
+                for id in outputs[st] { found[Int(id)] = true }
+            }
+            for (aid, len) in anchorOut[st] { starts[Int(aid)].append(u16 - Int(len)) }
+        }
+        if nonASCII, text.unicodeScalars.contains(where: { !$0.isASCII && Self.mapsToASCII($0) }) { return nil }
+        return Hits(found: found, starts: starts)
+    }
+
+    /// Where `re` can start in a text whose `hits` are `h` (UTF-16 offsets, sorted), or nil when
+    /// its matches are to be searched everywhere.
+    func starts(_ re: ValeRegex, _ h: Hits?) -> [Int]? {
+        guard let h, let aid = anchorIDs[ObjectIdentifier(re)] else { return nil }
+        return Array(Set(h.starts[aid])).sorted()
+    }
+
+    /// Whether a case mapping of `c` contains an ASCII character.
+    static func mapsToASCII(_ c: Unicode.Scalar) -> Bool {
+        let p = c.properties
+        for m in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where m.unicodeScalars.contains(where: \.isASCII) {
+            return true
+        }
+        return false
+    }
+
+    /// Whether `re` may match a text whose `hits` are `found`.
+    func mayMatch(_ re: ValeRegex, _ h: Hits?) -> Bool {
+        guard let h, let id = ids[ObjectIdentifier(re)] else { return true }
+        return h.found[id]
+    }
+}

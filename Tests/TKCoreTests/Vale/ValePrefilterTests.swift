@@ -1,0 +1,152 @@
+import Foundation
+import Testing
+@testable import TKCore
+
+@Suite struct ValePrefilterTests {
+    @Test func literalsOfTypicalRulePatterns() {
+        // A word list under Vale's word template: the words themselves.
+        #expect(ValeLiterals.required("(?i)(?m)\\b(?:very|quite|really)\\b") == ["very", "quite", "really"])
+        // Case folded; an escaped dot is a literal; a class of one letter in two cases is that letter.
+        #expect(ValeLiterals.required("\\b[Ee]\\.g\\.") == ["e.g."])
+        // Alternatives with a class part keep their literal part.
+        #expect(ValeLiterals.required("(?i)\\b(?:[\\w]+ed|awoken)\\b") == ["ed", "awoken"])
+        // The best required run of a concatenation: here the longer word.
+        #expect(ValeLiterals.required("utilize\\s+\\w+\\s+resources") == ["resources"])
+        // Small exact sets multiply out.
+        #expect(ValeLiterals.required("(?:a|an) (?:hour|honest)") == ["a hour", "a honest", "an hour", "an honest"])
+        // Lookarounds and named groups.
+        #expect(ValeLiterals.required("(?<!-)(?P<x>figure)(?= out)") == ["figure"])
+        #expect(ValeLiterals.required("(?:fo){2,3}bars") == ["bars"])
+    }
+
+    @Test func patternsWithoutARequiredLiteralAlwaysRun() {
+        #expect(ValeLiterals.required("[^\\s]+") == nil)
+        #expect(ValeLiterals.required("colou?r|\\d+") == nil)     // one alternative needs no literal
+        #expect(ValeLiterals.required("(?x) a b ") == nil)          // free spacing: not read
+        #expect(ValeLiterals.required("\\1abc") == nil)             // back reference: not read
+        #expect(ValeLiterals.required("(?:x)?") == nil)
+        #expect(ValeLiterals.required("a|") == nil)
+        #expect(ValeLiterals.required("(unclosed") == nil)
+        #expect(ValeLiterals.required("über") == nil || ValeLiterals.required("über") == ["ber"])
+    }
+
+    @Test func automatonTellsWhichPatternsCanMatch() throws {
+        let a = try ValeRegex("(?i)\\b(?:very|quite)\\b")
+        let b = try ValeRegex("\\butilize\\b")
+        let c = try ValeRegex("[^\\s]+")
+        let pf = ValePrefilter([a, b, c])
+        #expect(pf.count == 2)
+        let hits = pf.hits("It is VERY good.")
+        #expect(pf.mayMatch(a, hits))
+        #expect(!pf.mayMatch(b, hits))
+        #expect(pf.mayMatch(c, hits))              // unknown literals: always runs
+        // Literals across non-ASCII text, found after a non-ASCII character.
+        let h2 = pf.hits("Café — we utilize it")
+        #expect(!pf.mayMatch(a, h2) && pf.mayMatch(b, h2))
+        // A character whose case mapping is ASCII (long s, Kelvin sign) may match a literal under
+        // (?i): every pattern runs.
+        #expect(pf.hits("Quiſe") == nil)
+        #expect(a.isMatch("qUITE") && pf.mayMatch(a, pf.hits("qUITE")))
+    }
+
+    /// The prefilter skips only what cannot match: a rule set's findings equal the regexes' own.
+    @Test func prefilterKeepsEveryMatch() throws {
+        let patterns = ["(?i)\\b(?:very|quite|e\\.g\\.)\\b", "\\b[Aa]n? (?:hour|apple)\\b", "(?i)(?:colou?r|hue)s?", "(?<=the )best"]
+        let res = try patterns.map { try ValeRegex($0) }
+        let pf = ValePrefilter(res)
+        let texts = ["Very Best of the best, e.g. An apple", "A HOUR of colour", "nothing here", "ſo quite", "COLOR and hues"]
+        for t in texts {
+            let hits = pf.hits(t)
+            for re in res where !pf.mayMatch(re, hits) {
+                #expect(re.matches(in: ValeText(t)).isEmpty, "\(re.pattern) on \(t)")
+            }
+        }
+        #expect(!pf.mayMatch(res[0], pf.hits("nothing here")))
+    }
+
+    /// `locate` (the search behind Vale's columns) reads the masked prefix without copying it.
+    @Test func locateMatchesTheMaskedSearch() {
+        let ctx = Array("very-good very_x `very` very very\nvery".utf8)
+        // Masked prefix: as if everything before byte 10 were `@`.
+        let (pos, _) = ValeFileLinter.locate(ctx, Array("very".utf8), from: 10)
+        var masked = ctx
+        for i in 0..<10 where masked[i] != 10 { masked[i] = 64 }
+        let (ref, _) = ValeFileLinter.locate(masked, Array("very".utf8), from: 0)
+        #expect(pos == ref)
+        // Prefers a place not next to a backtick; the underscore form counts from after the `_`.
+        #expect(ValeFileLinter.locate(Array("x `very` y very".utf8), Array("very".utf8), from: 0).0 == 12)
+        #expect(ValeFileLinter.locate(Array("a_very b".utf8), Array("very".utf8), from: 0).0 == 3)
+        #expect(ValeFileLinter.locate(ctx, Array("absent".utf8), from: 0).0 == -1)
+        // Runes, not bytes.
+        #expect(ValeFileLinter.locate(Array("é é very".utf8), Array("very".utf8), from: 0).0 == 5)
+    }
+}
+
+@Suite struct ValeWatchInputTests {
+    /// The watcher turns a change of the Vale styles (not documents) into a project-wide refresh.
+    @Test func valeFilesAreProjectInputs() {
+        #expect(TreeWatcher.isValeInput(PathBytes(".vale.ini")))
+        #expect(TreeWatcher.isValeInput(PathBytes("_vale")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/House/Terms.yml")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/config/vocabularies/Team/accept.txt")))
+        #expect(TreeWatcher.isValeInput(PathBytes("styles/config/dictionaries/en_GB.dic")))
+        #expect(!TreeWatcher.isValeInput(PathBytes("notes/.vale.ini")))   // Vale reads the root's (or a parent's)
+        #expect(!TreeWatcher.isValeInput(PathBytes("notes/todo.txt")))
+        #expect(!TreeWatcher.isValeInput(PathBytes("vale.ini.bak")))
+    }
+}
+
+@Suite struct ValeSemanticsTests {
+    /// A `{` that opens no repetition is literal, as in Go (Hugo shortcodes in BlockIgnores).
+    @Test func literalBracesCompile() throws {
+        let re = try ValeRegex("(?s) *({{< ?file [^>]* ?>}}.*?{{< ?/file ?>}})")
+        #expect(re.isMatch("{{< file \"a.py\" >}}\ncode\n{{< /file >}}"))
+        #expect(try ValeRegex("a{2}\\p{L}{1,}").isMatch("aaé"))
+        #expect(try !ValeRegex("a{2}").isMatch("a{2}"))
+    }
+
+    /// A repetition across inline markup (`[… in](link) in`) is not in the context as such: Vale
+    /// places it at the start of the line that holds its sentence's words.
+    @Test func guessedLocationForJoinedMarkup() throws {
+        let root = NSTemporaryDirectory() + "vale-guess-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        try "[*.md]\nBasedOnStyles = Vale\n".write(toFile: root + "/.vale.ini", atomically: true, encoding: .utf8)
+        let e = ValeEngine(configuration: try ValeConfiguration.load(path: root + "/.vale.ini"), root: root)
+        let text = "Some words here.\nAnd were [added to the API in](https://x.example/a) in GitLab.\n"
+        let f = e.findings(bytes: Array(text.utf8), relativePath: "t.md").filter { $0.rule == "Vale.Repetition" }
+        #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["2:1:'in' is repeated!"])
+    }
+}
+
+@Suite struct ValeAnchoredTests {
+    @Test func leadingLiterals() {
+        #expect(ValeLiterals.prefixes("(?i)(?m)\\b(?:very|Quite)\\b") == ["very", "quite"])
+        #expect(ValeLiterals.prefixes("(?i)\\b(am|is)\\b\\s*\\b(?:[\\w]+ed|awoken)\\b") == ["am", "is"])
+        #expect(ValeLiterals.prefixes("\\b(?:very|quite)?x") == nil)          // optional group
+        #expect(ValeLiterals.prefixes("(?:very|quite)|x") == nil)             // alternation outside it
+        #expect(ValeLiterals.prefixes("(?<=a)(?:b|c)") == nil)
+        #expect(ValeLiterals.prefixes("(?:\\w+ly|very)") == nil)
+    }
+
+    /// Anchored matching at the literals' starts finds what a scan of the whole text finds,
+    /// word boundaries and lookbehinds seeing the text before the start.
+    @Test func anchoredMatchesEqualTheScan() throws {
+        let patterns = ["(?i)(?m)\\b(?:very|quite|e\\.g\\.)\\b", "(?i)\\b(am|is|be)\\b\\s*\\b(?:[\\w]+ed|born)\\b",
+                        "(?m)^(?:Note|Tip)\\b", "(?:ab|abc)(?<=c)"]
+        let res = try patterns.map { try ValeRegex($0) }
+        let pf = ValePrefilter(res)
+        let texts = ["Very good, quite veryquite very. E.g. this", "It is finished and I am born. This is bed.",
+                     "x Note\nNote: Tip", "xabc abc ab", "É very — quite"]
+        for t in texts {
+            let text = ValeText(t)
+            let h = pf.hits(t)
+            for re in res {
+                let all = re.matches(in: text).map(\.range)
+                if let starts = pf.starts(re, h) {
+                    #expect(re.matches(in: text, startingAt: starts).map(\.range) == all, "\(re.pattern) on \(t)")
+                }
+            }
+        }
+        #expect(pf.starts(res[0], pf.hits("very")) == [0])
+    }
+}
