@@ -19,6 +19,8 @@ class LSPClient:
         self.proc = subprocess.Popen([BIN, "lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env, cwd=cwd)
         self.messages = []
+        # When each message's last byte was read (before the client parsed it), by index.
+        self.arrivals = []
         self.cond = threading.Condition()
         self.next_id = 1
         self.reader = threading.Thread(target=self._read, daemon=True)
@@ -39,7 +41,9 @@ class LSPClient:
                     length = int(line.split(":", 1)[1])
             assert length is not None, header
             body = out.read(length)
+            arrived = time.perf_counter()
             with self.cond:
+                self.arrivals.append(arrived)
                 self.messages.append(json.loads(body))
                 self.cond.notify_all()
 

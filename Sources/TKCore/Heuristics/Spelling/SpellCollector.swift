@@ -129,18 +129,20 @@ struct SpellCollector {
     /// `maxOccurrences` occurrences of one word.
     func unknown(in doc: MarkdownDocument, speller: Speller, project: ProjectWords, cap: Int) -> [Hit] {
         guard !order.isEmpty, cap > 0 else { return [] }
-        var texts: [String] = []
-        texts.reserveCapacity(order.count)
-        for w in entries {
-            var text = doc.text(w.start..<w.end)
-            if text.utf8.contains(0xE2), text.contains("\u{2019}") { text = text.replacingOccurrences(of: "\u{2019}", with: "'") }
-            texts.append(text)
+        let entries = self.entries
+        let text: @Sendable (Int) -> String = { i in
+            let w = entries[i]
+            let text = doc.text(w.start..<w.end)
+            if text.utf8.contains(0xE2), text.contains("\u{2019}") { return text.replacingOccurrences(of: "\u{2019}", with: "'") }
+            return text
         }
-        let known = speller.check(texts, keys: order)
+        // Texts only for the words the speller has not answered before, and for the misses.
+        let known = speller.check(keys: order, word: text)
         var misses: [(entry: Int, text: String)] = []
         for i in order.indices where !known[i] {
-            if project.accepts(texts[i]) || Self.informal.contains(texts[i].lowercased()) { continue }
-            misses.append((i, texts[i]))
+            let t = text(i)
+            if project.accepts(t) || Self.informal.contains(t.lowercased()) { continue }
+            misses.append((i, t))
         }
         misses.sort { a, b in
             let wa = entries[a.entry].count, wb = entries[b.entry].count

@@ -261,21 +261,28 @@ public final class Speller: Sendable {
     /// Takes the lock once for the whole batch and remembers every answer. All true when the
     /// dictionary cannot be loaded.
     func check(_ words: [String], keys: [UInt64]) -> [Bool] {
+        check(keys: keys) { words[$0] }
+    }
+
+    /// The same for words given by index: `word(i)` is asked only for words not remembered yet (a
+    /// language server checks a whole novel's words on every keystroke, almost all remembered).
+    func check(keys: [UInt64], word: @Sendable (Int) -> String) -> [Bool] {
         withDictionary { source, s in
             if s.known.count > Self.maxKnown { s.known.removeAll() }
-            var out = [Bool](repeating: true, count: words.count)
-            for i in words.indices {
+            var out = [Bool](repeating: true, count: keys.count)
+            for i in keys.indices {
                 if let k = s.known[keys[i]] { out[i] = k; continue }
+                let w = word(i)
                 let ok: Bool
                 switch source {
-                case .table(let t): ok = t.spell(words[i])
-                case .hunspell(let h): ok = s.stems?.isPlainWord(words[i]) == true || Hunspell_spell(h, words[i]) != 0
+                case .table(let t): ok = t.spell(w)
+                case .hunspell(let h): ok = s.stems?.isPlainWord(w) == true || Hunspell_spell(h, w) != 0
                 }
                 s.known[keys[i]] = ok
                 out[i] = ok
             }
             return out
-        } ?? [Bool](repeating: true, count: words.count)
+        } ?? [Bool](repeating: true, count: keys.count)
     }
 
     /// Whether one word is in the dictionary (no cache; for tests and one-off checks).
