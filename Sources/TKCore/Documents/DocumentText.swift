@@ -47,26 +47,30 @@ public enum DocumentText {
 
     /// The length of the well-formed UTF-8 sequence starting at `i` (2…4), or 0.
     static func validSequenceLength(_ bytes: [UInt8], at i: Int) -> Int {
-        let b = bytes[i]
-        var need = 0
-        var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
-        switch b {
-        case 0xC2...0xDF: need = 1
-        case 0xE0: need = 2; lower = 0xA0
-        case 0xE1...0xEC, 0xEE...0xEF: need = 2
-        case 0xED: need = 2; upper = 0x9F
-        case 0xF0: need = 3; lower = 0x90
-        case 0xF1...0xF3: need = 3
-        case 0xF4: need = 3; upper = 0x8F
-        default: return 0
-        }
-        guard i + need < bytes.count else { return 0 }
+        guard let (need, lower, upper) = lead(bytes[i]), i + need < bytes.count else { return 0 }
         for k in 1...need {
             let c = bytes[i + k]
             let lo: UInt8 = k == 1 ? lower : 0x80, hi: UInt8 = k == 1 ? upper : 0xBF
             if c < lo || c > hi { return 0 }
         }
         return need + 1
+    }
+
+    /// What a byte starting a multi-byte UTF-8 sequence asks of the bytes after it: how many follow
+    /// (1…3) and the range of the first of them (the others are 0x80…0xBF; RFC 3629's table, which
+    /// excludes overlong forms and surrogates). Nil for ASCII and for bytes that start no sequence.
+    /// The one table of the UTF-8 rules, shared with `TextSniffer`.
+    @inline(__always) static func lead(_ b: UInt8) -> (need: Int, lower: UInt8, upper: UInt8)? {
+        switch b {
+        case 0xC2...0xDF: (1, 0x80, 0xBF)
+        case 0xE0: (2, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: (2, 0x80, 0xBF)
+        case 0xED: (2, 0x80, 0x9F)
+        case 0xF0: (3, 0x90, 0xBF)
+        case 0xF1...0xF3: (3, 0x80, 0xBF)
+        case 0xF4: (3, 0x80, 0x8F)
+        default: nil
+        }
     }
 
     /// The character a Windows-1252 byte at or above 0x80 stands for (nil for the five undefined ones).

@@ -14,7 +14,8 @@ public enum TextSniffer {
         var invalid = 0
         var count = 0
         var iterator = bytes.makeIterator()
-        // A small hand-rolled validator: counts the bytes that are not part of a well-formed sequence.
+        // Counts the bytes that are not part of a well-formed sequence (streaming, by the rules of
+        // `DocumentText.lead`).
         var pending: [UInt8] = []
         pending.reserveCapacity(4)
         var need = 0
@@ -36,17 +37,9 @@ public enum TextSniffer {
                 need = 0
                 lower = 0x80; upper = 0xBF
             }
-            switch b {
-            case 0x00...0x7F: continue
-            case 0xC2...0xDF: need = 1
-            case 0xE0: need = 2; lower = 0xA0
-            case 0xE1...0xEC, 0xEE...0xEF: need = 2
-            case 0xED: need = 2; upper = 0x9F
-            case 0xF0: need = 3; lower = 0x90
-            case 0xF1...0xF3: need = 3
-            case 0xF4: need = 3; upper = 0x8F
-            default: invalid += 1; continue
-            }
+            if b < 0x80 { continue }
+            guard let rule = DocumentText.lead(b) else { invalid += 1; continue }
+            (need, lower, upper) = rule
             pending.append(b)
         }
         invalid += pending.count
