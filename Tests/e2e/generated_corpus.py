@@ -1,7 +1,7 @@
 """Test data made on the spot, the same bytes on every run: novel-like prose (chapters, narration,
 dialogue in curly quotes) and projects of many scenes or notes. The tests and the quick fault suite use
-these instead of the corpora in ../shared (which only bench/ and the full fault suite read), so that a
-clone with nothing beside it passes ./scripts/test.
+these instead of the benchmark corpora (which only bench/ reads, and the full fault suite when it is
+given them), so that a clone with nothing beside it passes ./scripts/test.
 
     python3 Tests/e2e/generated_corpus.py prose 10000 > sample.md    # look at it
 """

@@ -16,7 +16,6 @@ REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "Tests" / "e2e"))
 
 BIN = os.environ.get("TK_AGENT_BIN") or str(REPO / ".build/release/tk-agent")
-SHARED = REPO.parent / "shared"
 MAX_FILE_BYTES = 10 * 1024 * 1024
 
 

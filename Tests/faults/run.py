@@ -31,11 +31,13 @@ def main():
     mode.add_argument("--quick", action="store_true", help="the short form (default)")
     mode.add_argument("--full", action="store_true", help="the long form: 50 kills, more rounds and disks")
     ap.add_argument("--only", action="append", help="run only these scenarios (kill-index, kill-rounds, full-disk, vanishing, odd-files, signal-soak)")
+    ap.add_argument("--corpora", type=pathlib.Path, help="folder of the corpora archives (medium.tar.zst) for --full")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
     args = ap.parse_args()
     full = args.full
     scenarios.FULL = full
+    scenarios.CORPORA = args.corpora
     plan = [
         ("kill-index", scenarios.kill_during_index, 50 if full else 5),
         ("kill-rounds", scenarios.kill_during_rounds, 30 if full else 4),

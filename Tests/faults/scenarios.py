@@ -17,7 +17,7 @@ import subprocess
 import tarfile
 import time
 
-from harness import (SHARED, Failure, Home, all_sidecars, compare_index, disk_documents, read_sidecar, wait_for)
+from harness import (Failure, Home, all_sidecars, compare_index, disk_documents, read_sidecar, wait_for)
 import generated_corpus  # noqa: E402 (Tests/e2e, put on the path by harness)
 
 
@@ -31,14 +31,15 @@ class Row:
     seconds: float = 0.0
 
 
-# The full form (run.py --full, bench/faults) runs on the medium corpus of ../shared; the quick form
-# (./scripts/test) on a generated folder, so that a clone with nothing beside it passes.
+# The full form (run.py --full --corpora DIR, which bench/faults runs) uses the medium corpus archive
+# in DIR; the quick form (./scripts/test) a generated folder, so that a clone with nothing beside it passes.
 FULL = False
+CORPORA: pathlib.Path | None = None
 
 
 def corpus(name, workdir):
-    """The corpus folder: in the full form ../shared/corpora/<name>.tar.zst unpacked (cached in
-    /tmp/corpora; None when the archive is not there), else 600 generated notes in nested folders."""
+    """The corpus folder: in the full form CORPORA/<name>.tar.zst unpacked (cached in /tmp/corpora;
+    None when there is no such archive), else 600 generated notes in nested folders."""
     if not FULL:
         out = workdir / "generated-corpus"
         if not out.is_dir():
@@ -47,7 +48,9 @@ def corpus(name, workdir):
     cached = pathlib.Path("/tmp/corpora") / name
     if cached.is_dir():
         return cached
-    archive = SHARED / "corpora" / f"{name}.tar.zst"
+    if CORPORA is None:
+        return None
+    archive = CORPORA / f"{name}.tar.zst"
     if not archive.exists():
         return None
     cached.parent.mkdir(parents=True, exist_ok=True)
@@ -87,7 +90,7 @@ def kill_during_index(workdir: pathlib.Path, rng, kills):
     row = Row(f"kill -9 during a first index ({'medium corpus' if FULL else '600 generated notes'})")
     src = corpus("medium", workdir)
     if src is None:
-        row.skipped = f"{SHARED / 'corpora' / 'medium.tar.zst'} is not there (the full form needs ../shared)"
+        row.skipped = f"no medium.tar.zst in --corpora {CORPORA} (the full form needs the corpora archives)"
         return row
     proj = workdir / "medium"
     home = Home(workdir / "home-index")
@@ -562,7 +565,7 @@ SOAK_WORDS = ("the keeper climbed slowly up the stairs of the lighthouse while r
 
 
 def soak_corpus(root: pathlib.Path, rng, n):
-    """n generated documents (a few KB each) in nested folders: data made here, not read from ../shared."""
+    """n generated documents (a few KB each) in nested folders: data made here, not read from a corpus."""
     for i in range(n):
         folder = root / f"book-{i % 7}" / f"part-{i % 11:02d}"
         folder.mkdir(parents=True, exist_ok=True)
