@@ -23,23 +23,4 @@ public struct LSPLinter: Sendable {
         let engine = engine ?? HeuristicsEngine(options: options)
         return engine.findings(in: MarkdownDocument(bytes: bytes, fileName: fileName, summaries: false), project: project, memo: &memo)
     }
-
-    /// Where the buffer's front matter ends (after its closing `---` or `...` line), 0 without one.
-    static func frontMatterEnd(_ bytes: [UInt8]) -> Int {
-        let n = bytes.count
-        guard n >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45, bytes[3] == 10 || bytes[3] == 13 else { return 0 }
-        var j = 4
-        while j < n {
-            let lineEnd = bytes[j..<n].firstIndex(of: 10) ?? n
-            var k = j
-            var dashes = 0, dots = 0
-            while k < lineEnd, bytes[k] == 45 { dashes += 1; k += 1 }
-            while k < lineEnd, bytes[k] == 46 { dots += 1; k += 1 }
-            if (dashes == 3 || dots == 3) && (k == lineEnd || (k + 1 == lineEnd && bytes[k] == 13)) {
-                return min(n, lineEnd + 1)
-            }
-            j = lineEnd + 1
-        }
-        return 0
-    }
 }

@@ -244,14 +244,8 @@ struct LSPOpenDocument: Sendable {
         return t.count > max ? String(t.prefix(max - 1)) + "…" : t
     }
 
-    /// The `tk: story_type` of the buffer's front matter, parsed from the front matter alone.
     /// The `tk:` block of the buffer's front matter (parsing only the front matter, not the document).
-    static func frontMatterTK(_ bytes: [UInt8]) -> TKBlock {
-        guard bytes.count >= 4, bytes[0] == 45, bytes[1] == 45, bytes[2] == 45 else { return TKBlock() }
-        let end = LSPLinter.frontMatterEnd(bytes)
-        guard end > 0 else { return TKBlock() }
-        return MarkdownDocument(bytes: Array(bytes[0..<end]), fileName: "front.md").frontMatter.tk
-    }
+    static func frontMatterTK(_ bytes: [UInt8]) -> TKBlock { FrontMatter.parse(bytes).0.tk }
 }
 
 /// What a diagnostic of a finding shows: equal keys give the same JSON.

@@ -51,10 +51,8 @@ public struct ProjectWords: Sendable, Equatable {
     public static func countCapitalised(_ bytes: [UInt8], into counts: inout [String: Int]) {
         let n = bytes.count
         var i = 0
-        var index: [UInt64: Int] = [:]
-        var distinct: [(Range<Int>, count: Int)] = []
+        var distinct: [ArraySlice<UInt8>: Int] = [:]
         bytes.withUnsafeBufferPointer { p in
-            guard let base = p.baseAddress else { return }
             while i < n {
                 let c = p[i]
                 guard c >= 65 && c <= 90 else { i += 1; continue }
@@ -76,28 +74,13 @@ public struct ProjectWords: Sendable, Equatable {
                 }
                 if plain, j - i >= 2, j - i <= 40 {
                     // Counted by the word's bytes first; a String only per distinct word (below).
-                    var h = WordHash.offset
-                    for k in i..<j { h = WordHash.add(h, p[k]) }
-                    let key = WordHash.finish(h)
-                    if let at = index[key] {
-                        let seen = distinct[at].0
-                        if seen.count == j - i, memcmp(base + seen.lowerBound, base + i, j - i) == 0 {
-                            distinct[at].count += 1
-                        } else {   // Two words with one hash (never seen, but a count must not move).
-                            let word = String(decoding: UnsafeBufferPointer(rebasing: p[i..<j]), as: UTF8.self).lowercased()
-                            counts[word, default: 0] += 1
-                        }
-                    } else {
-                        index[key] = distinct.count
-                        distinct.append((i..<j, 1))
-                    }
+                    distinct[bytes[i..<j], default: 0] += 1
                 }
                 i = j
             }
-            for (range, count) in distinct {
-                let word = String(decoding: UnsafeBufferPointer(rebasing: p[range]), as: UTF8.self).lowercased()
-                counts[word, default: 0] += count
-            }
+        }
+        for (word, count) in distinct {
+            counts[String(decoding: word, as: UTF8.self).lowercased(), default: 0] += count
         }
     }
 
