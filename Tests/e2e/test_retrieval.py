@@ -20,8 +20,18 @@ pytest.importorskip("wordllama")
 @pytest.fixture
 def embed(tmp_path):
     """The embedding test server on a free loopback port; `.requests()` reads its log."""
+    yield from embed_server(tmp_path)
+
+
+@pytest.fixture
+def embed_small(tmp_path):
+    """The same, reporting a model that reads 64 tokens (`/api/show`)."""
+    yield from embed_server(tmp_path, "--context", "64")
+
+
+def embed_server(tmp_path, *args):
     log = tmp_path / "embed.jsonl"
-    p = subprocess.Popen([sys.executable, str(HERE / "embedserver.py"), "--log", str(log)],
+    p = subprocess.Popen([sys.executable, str(HERE / "embedserver.py"), "--log", str(log), *args],
                          stdout=subprocess.PIPE, text=True)
     line = p.stdout.readline()
     assert line.startswith("PORT "), line
@@ -96,6 +106,59 @@ def test_restart_sends_nothing_and_an_edit_sends_one_passage(tk, embed):
     tk.wait_for(lambda: "c.md" in tk.indexed_paths(), timeout=30, what="the rename", proc=agent)
     tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the rename", proc=agent)
     assert len(embed.inputs()) == len(first) + 1
+
+
+def test_long_passages_are_embedded_as_windows_that_fit_the_model(tk, embed_small):
+    """The server says its model reads 64 tokens: a long passage goes out as overlapping windows
+    that fit, is cited by its exact lines, and an edit to it re-sends only its windows."""
+    embed = embed_small
+    configure(tk, embed)
+    proj = tk.project()
+    words = " ".join(f"calm{j}" for j in range(150))
+    long_text = (f"# Log\n\n## Voyage\n\nThe crew sailed on {words}\nuntil the lighthouse of Vardo burned "
+                 "red over the northern fjord.\n\n## Harbour\n\nShort and sweet.\n")
+    (proj / "log.md").write_text(long_text)
+    (proj / "other.md").write_text("# Other\n\nGardens and roses in the spring.\n")
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings", proc=agent)
+    sent = embed.inputs()
+    windows = [t for t in sent if t.startswith("Log > Voyage")]
+    assert len(windows) >= 3, sent
+    # Each window fits: 64 tokens, at most 0.8 of them filled; words are at most a piece or two.
+    assert all(len(w.split()) <= 64 for w in sent), [len(w.split()) for w in sent]
+    joined = set(" ".join(windows).split())
+    assert {f"calm{j}" for j in range(150)} <= joined and "fjord." in joined
+    assert "Short and sweet" in " ".join(sent) and "Gardens" in " ".join(sent)
+    # Every window repeats the end of the one before.
+    for a, b in zip(windows, windows[1:]):
+        assert b.split()[3] in a.split(), (a, b)
+    s = tk.status()["embeddings"]
+    assert s["embedded"] == len(sent) and s["pending"] == 0
+    # The end of the long passage answers, cited by the passage's exact lines.
+    r = tk.json("ask", "Vardo lighthouse burned red", "--project", proj, "--sources", "--json")
+    top = r["sources"][0]
+    assert top["path"] == "log.md"
+    lines = long_text.split("\n")
+    assert "\n".join(lines[top["start_line"] - 1:top["end_line"]]).strip() == top["text"].strip()
+    assert "Vardo" in top["text"] and "The crew sailed" in top["text"]
+    sent = embed.inputs()  # with the question
+    tk.stop(agent)
+
+    # A restart sends nothing; an edit to the short section sends that passage alone.
+    agent = tk.start(proj)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=60, what="embeddings after restart", proc=agent)
+    assert embed.inputs() == sent
+    (proj / "log.md").write_text(long_text.replace("Short and sweet.", "Short and bitter."))
+    tk.wait_for(lambda: len(embed.inputs()) > len(sent), timeout=30, what="the edit", proc=agent)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the edit", proc=agent)
+    new = embed.inputs()[len(sent):]
+    assert len(new) == 1 and "bitter" in new[0], new
+    # A deleted document is never cited.
+    (proj / "log.md").unlink()
+    tk.wait_for(lambda: "log.md" not in tk.indexed_paths(), timeout=30, what="the deletion", proc=agent)
+    r = tk.json("ask", "Vardo lighthouse burned red", "--project", proj, "--sources", "--json")
+    assert all(s["path"] != "log.md" for s in r["sources"])
+    tk.stop(agent)
 
 
 def test_private_documents_never_reach_a_remote_provider(tk, embed):

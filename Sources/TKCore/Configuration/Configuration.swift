@@ -50,6 +50,9 @@ public struct Configuration: Codable, Sendable, Equatable {
         /// Whether the server is remote; null decides by the host (loopback is local).
         public var remote: Bool?
         public var batchSize: Int
+        /// How many tokens the model reads (null: learned from the server, see `EmbeddingContext`).
+        /// A passage longer than this is embedded as overlapping windows.
+        public var maxTokens: Int?
     }
     public struct Heuristics: Codable, Sendable, Equatable {
         public var maxSentenceWords: Int
@@ -139,7 +142,7 @@ public enum ConfigurationLoader {
       "watch": {"settle_ms": 300, "max_settle_ms": 5000, "ignore": [], "max_file_bytes": 10485760, "rescan_minutes": 60},
       "notifications": {"enabled": true, "command": "notify-send"},
       "heuristics": {"max_sentence_words": 30, "max_grade": 16, "disabled": [], "allow": [], "spelling": true, "lang": "en_US"},
-      "embeddings": {"provider": "auto", "model": null, "base_url": null, "remote": null, "batch_size": 32},
+      "embeddings": {"provider": "auto", "model": null, "base_url": null, "remote": null, "batch_size": 32, "max_tokens": null},
       "progress": {"daily_goal": null, "target_words": null, "deadline": null,
                    "writing_days": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"], "day_starts": "04:00", "import_words": 500},
       "history": {"interval_minutes": 30, "keep": {"all_days": 7, "daily_days": 30}},

@@ -16,19 +16,23 @@ public struct EmbeddingClient: Sendable {
     /// Whether texts leave the machine (a non-loopback host, or `embeddings.remote: true`).
     public var isRemote: Bool
     public var batchSize: Int
+    /// How many tokens the model reads (`EmbeddingContext.resolve`): longer passages are embedded
+    /// as windows of `EmbeddingWindows.budget(contextTokens:)`.
+    public var contextTokens: Int
     public var retry: RetryPolicy
     public var transport: any HTTPTransport
     public var requestTimeout: Double
     public var logger: Logger
 
     public init(provider: String, model: String, baseURL: String, apiKey: APIKey? = nil, keyEnv: String? = nil,
-                isRemote: Bool, batchSize: Int = 32, retry: RetryPolicy = RetryPolicy(),
+                isRemote: Bool, batchSize: Int = 32, contextTokens: Int = EmbeddingContext.fallback,
+                retry: RetryPolicy = RetryPolicy(),
                 transport: any HTTPTransport = CurlTransport(), requestTimeout: Double = 120,
                 logger: Logger = Logger(label: "tk-agent.embeddings")) {
         self.provider = provider; self.model = model
         self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.apiKey = apiKey; self.keyEnv = keyEnv; self.isRemote = isRemote
-        self.batchSize = max(1, batchSize); self.retry = retry; self.transport = transport
+        self.batchSize = max(1, batchSize); self.contextTokens = max(16, contextTokens); self.retry = retry; self.transport = transport
         self.requestTimeout = requestTimeout; self.logger = logger
     }
 
@@ -51,6 +55,11 @@ public struct EmbeddingClient: Sendable {
         case "text-embedding-ada-002": return 0.10
         default: return 0
         }
+    }
+
+    /// The most tokens one embedded text may hold (the task prefix left out).
+    public var windowBudget: Int {
+        EmbeddingWindows.budget(contextTokens: contextTokens) - EmbeddingWindows.estimatedTokens(prepared("", .document))
     }
 
     /// nomic-embed-text and its kin are trained with task prefixes.
@@ -176,8 +185,9 @@ public enum EmbeddingClientFactory {
             if key == nil, remote(base) {
                 return .none("embeddings.provider is openai at \(base) but \(keyEnv ?? "OPENAI_API_KEY") is not set")
             }
+            let context = EmbeddingContext.resolve(configured: e.maxTokens, server: nil, model: model)
             return .client(EmbeddingClient(provider: "openai", model: model, baseURL: base, apiKey: key, keyEnv: keyEnv,
-                                           isRemote: remote(base), batchSize: e.batchSize, retry: retry,
+                                           isRemote: remote(base), batchSize: e.batchSize, contextTokens: context, retry: retry,
                                            transport: transport, logger: logger))
         case "ollama", "auto":
             let base = e.baseUrl ?? c.providers.ollama.baseUrl
@@ -194,8 +204,11 @@ public enum EmbeddingClientFactory {
             guard let model else {
                 return .none("Ollama at \(base) has no embedding model (ollama pull nomic-embed-text, or set embeddings.model)")
             }
+            let server = e.maxTokens == nil ? await ollamaContext(base: base, model: model, transport: transport) : nil
+            let context = EmbeddingContext.resolve(configured: e.maxTokens, server: server, model: model)
             return .client(EmbeddingClient(provider: "ollama", model: model, baseURL: base, isRemote: remote(base),
-                                           batchSize: e.batchSize, retry: retry, transport: transport, logger: logger))
+                                           batchSize: e.batchSize, contextTokens: context, retry: retry,
+                                           transport: transport, logger: logger))
         default:
             return .none("unknown embeddings.provider \"\(e.provider)\"; use auto, ollama, openai or none")
         }
@@ -203,19 +216,35 @@ public enum EmbeddingClientFactory {
 
     /// The model names of an Ollama server (`/api/tags`), or nil when none answers within 2 s.
     static func ollamaModels(base: String, transport: any HTTPTransport) async -> [String]? {
-        let b = base.hasSuffix("/") ? String(base.dropLast()) : base
+        guard let json = await quickJSON(HTTPRequest(url: trimmed(base) + "/api/tags", method: "GET"), transport: transport) else {
+            return nil
+        }
+        return (json["models"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue ?? $0["model"]?.stringValue }
+    }
+
+    /// The model's context as Ollama's `/api/show` tells it (nil: no answer within 2 s, or none said).
+    static func ollamaContext(base: String, model: String, transport: any HTTPTransport) async -> Int? {
+        let body = JSONValue.object(["model": .string(model), "name": .string(model)])
+        let request = HTTPRequest(url: trimmed(base) + "/api/show", headers: ["content-type": "application/json"],
+                                  body: (try? JSON.encode(body, pretty: false)) ?? [])
+        return await quickJSON(request, transport: transport).flatMap(EmbeddingContext.fromOllamaShow)
+    }
+
+    static func trimmed(_ base: String) -> String { base.hasSuffix("/") ? String(base.dropLast()) : base }
+
+    /// A small JSON reply within 2 s, or nil.
+    static func quickJSON(_ request: HTTPRequest, transport: any HTTPTransport) async -> JSONValue? {
         var status = 0
         var body: [UInt8] = []
         do {
-            for try await ev in transport.events(for: HTTPRequest(url: b + "/api/tags", method: "GET"),
-                                                 timeouts: HTTPTimeouts(firstByte: 2, idle: 2)) {
+            for try await ev in transport.events(for: request, timeouts: HTTPTimeouts(firstByte: 2, idle: 2)) {
                 switch ev {
                 case .head(let h): status = h.status
-                case .bytes(let x): body.append(contentsOf: x)
+                case .bytes(let x): if body.count < 4 << 20 { body.append(contentsOf: x) }
                 }
             }
         } catch { return nil }
-        guard status == 200, let json = try? JSONValue.parse(body) else { return nil }
-        return (json["models"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue ?? $0["model"]?.stringValue }
+        guard status == 200 else { return nil }
+        return try? JSONValue.parse(body)
     }
 }

@@ -7,9 +7,9 @@ public struct EmbeddingStatus: Codable, Sendable, Equatable {
     public var model: String?
     /// `off` (keyword-only retrieval), `embedding`, `idle` (everything embedded), `paused` (budget, errors).
     public var state: String
-    /// Distinct passages with an embedding from the current model.
+    /// Texts (passages, or windows of long ones) with an embedding from the current model.
     public var embedded: Int
-    /// Distinct passages still to embed.
+    /// Texts still to embed (passages, windows, and passages not yet planned or written).
     public var pending: Int
     /// Passages of `tk: {review: false}` or `review.exclude` documents, kept from a remote provider.
     public var withheld: Int
@@ -153,12 +153,42 @@ public actor EmbeddingWorker: AgentExtension {
         return ReviewPolicy.exclusion(frontMatter: fm, relative: p.path, config: projectConfiguration(p.projectID)) == nil
     }
 
+    /// Plans the texts of every passage not yet planned for this client's window budget (a
+    /// passage that fits is one text under its own digest; a longer one, overlapping windows), in
+    /// batches, stopping with the agent. Returns how many passages were planned.
+    func planWindows(_ client: EmbeddingClient) throws -> Int {
+        let budget = client.windowBudget
+        let plan = EmbeddingWindows.plan(budget: budget)
+        var planned = 0
+        while !Task.isCancelled {
+            let batch = try database.unplannedPassages(plan: plan)
+            if batch.isEmpty { break }
+            let items = batch.map { p -> (digest: Int64, keys: [Int64]) in
+                let texts = EmbeddingWindows.texts(heading: p.heading, text: p.text, budget: budget)
+                return (p.digest, texts.count == 1 ? [p.digest] : texts.map(EmbeddingWindows.key))
+            }
+            try database.storeWindows(plan: plan, items)
+            planned += batch.count
+            if status.state != "embedding" || status.pending < planned {
+                var s = status
+                s.state = "embedding"
+                s.pending = max(s.pending, planned)
+                set(s)
+            }
+        }
+        return planned
+    }
+
     func embedPending(_ client: EmbeddingClient) async throws {
         let model = client.modelID
-        let all = try database.passagesWithoutVectors(model: model)
+        let budget = client.windowBudget
+        let plan = EmbeddingWindows.plan(budget: budget)
+        _ = try planWindows(client)
+        if Task.isCancelled { return }
+        let all = try database.passagesWithoutVectors(model: model, plan: plan)
         let allowed = all.filter { mayEmbed($0, client) }
         let withheld = all.count - allowed.count
-        let progress = try database.embeddingProgress(model: model)
+        let progress = try database.embeddingProgress(model: model, plan: plan)
         var s = EmbeddingStatus(provider: client.provider, model: client.model, state: allowed.isEmpty ? "idle" : "embedding",
                                 embedded: progress.embedded, pending: allowed.count, withheld: withheld)
         set(s)
@@ -168,7 +198,7 @@ public actor EmbeddingWorker: AgentExtension {
         while start < allowed.count {
             if Task.isCancelled { return }
             let batch = Array(allowed[start..<min(allowed.count, start + client.batchSize)])
-            let texts = try database.embeddingTexts(keys: batch.map(\.key))
+            let texts = try database.embeddingTexts(batch, budget: budget)
             let items = batch.compactMap { p in texts[p.key].map { (p.key, $0) } }
             if client.usdPerMillionTokens > 0 {
                 let estimate = Double(items.reduce(0) { $0 + ReviewPolicy.estimatedTokens($1.1) }) * client.usdPerMillionTokens / 1e6

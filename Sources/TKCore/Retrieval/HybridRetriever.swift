@@ -10,8 +10,8 @@ public struct RetrievedPassage: Sendable {
     public var vectorRank: Int?
 }
 
-/// BM25 over passages fused with vector similarity by reciprocal-rank fusion (k = 20), every
-/// candidate ranked by both sides.
+/// BM25 over passages fused with vector similarity by reciprocal-rank fusion (k = 20, equal
+/// weights), every candidate ranked by both sides; a long passage scores by its best window.
 public struct HybridRetriever: Sendable {
     public let database: AppDatabase
     /// RRF's k. The usual 60 was set for fusing lists a thousand long; ours are 50, and with 60 a
@@ -19,10 +19,10 @@ public struct HybridRetriever: Sendable {
     /// mention could outweigh (bench/RESULTS.md, "Retrieval": the fusion chosen on the older
     /// question sets, checked on held-out ones).
     public static let rrfK = 20.0
-    /// The vector side's weight in the fusion, against the keyword side's 1. Half: with the small
-    /// static model we test with (wordllama), equal weights lost keyword hits on questions worded
-    /// with the passage's words (bench/RESULTS.md, "Retrieval").
-    public static let vectorWeight = 0.5
+    /// The vector side's weight in the fusion, against the keyword side's 1: equal. A weight tuned to
+    /// one model (0.5, chosen with the static wordllama vectors) buried a sentence model's best hits
+    /// (bench/RESULTS.md, "Retrieval with the model's context"); ranks carry no model's scale.
+    public static let vectorWeight = 1.0
     /// How much of the database file a question may map (vectors of the large corpus: ~24 MB).
     static let vectorMapBytes = 1 << 30
     /// How many candidates each list contributes before fusion.
@@ -140,19 +140,33 @@ public struct HybridRetriever: Sendable {
                 SELECT p.id, p.document_id, p.start_line, p.end_line, d.project_id FROM passage p
                 JOIN document d ON d.id = p.document_id WHERE p.digest = ? ORDER BY p.id
                 """)
+            // A window of a long passage is stored under its own key: its passage through the plan.
+            let byWindow = try db.cachedStatement(sql: "SELECT DISTINCT digest FROM passage_window WHERE key = ?")
             // Most questions find their candidates among the best few hundred digests; a scope that
             // leaves most of the database out (one small project of many, a reading window) may
             // need them all.
             var out: [Candidate] = []
             for depth in [candidates * 8, keys.count] {
                 out = []
-                for i in VectorMath.bestFirst(scores, keys: keys, first: depth) {
-                    let rows = try Row.fetchCursor(byDigest, arguments: [keys[i]])
+                var taken = Set<Int64>()
+                func take(_ digest: Int64) throws -> Bool {
+                    var any = false
+                    let rows = try Row.fetchCursor(byDigest, arguments: [digest])
                     while let row = try rows.next(), out.count < candidates {
+                        any = true
                         guard inScope.contains(row[4]) else { continue }
                         let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3])
                         if scope.isWindowed, scope.clip(documentID: c.documentID, start: c.start, end: c.end) == nil { continue }
-                        out.append(c)
+                        // A passage counts once, at its best window.
+                        if taken.insert(c.id).inserted { out.append(c) }
+                    }
+                    return any
+                }
+                for i in VectorMath.bestFirst(scores, keys: keys, first: depth) {
+                    if try !take(keys[i]) {
+                        for digest in try Int64.fetchAll(byWindow, arguments: [keys[i]]) where out.count < candidates {
+                            _ = try take(digest)
+                        }
                     }
                     if out.count >= candidates { break }
                 }
@@ -162,29 +176,39 @@ public struct HybridRetriever: Sendable {
         }
     }
 
-    /// The cosine of the question with each given passage's stored vector (passages without one are
-    /// left out): a primary-key look-up each, a hundred at most per question.
+    /// The cosine of the question with each given passage's stored vectors (its own, or its best
+    /// window's; passages without one are left out): a primary-key look-up each, a hundred at most
+    /// per question.
     func vectorScores(_ ids: [Int64], query: QuantizedVector, model: String) throws -> [Int64: Float] {
         let dim = query.values.count
         guard dim > 0, !ids.isEmpty else { return [:] }
         return try database.reader.read { db in
-            let st = try db.cachedStatement(sql: """
+            let whole = try db.cachedStatement(sql: """
                 SELECT v.scale, v.vector FROM passage p
                 JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = p.digest
                 WHERE p.id = ?
                 """)
+            let windows = try db.cachedStatement(sql: """
+                SELECT v.scale, v.vector FROM passage p JOIN passage_window w ON w.digest = p.digest
+                JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = w.key
+                WHERE p.id = ? AND w.key != p.digest
+                """)
             var out: [Int64: Float] = [:]
             try query.values.withUnsafeBufferPointer { q in
                 for id in ids {
-                    guard let row = try Row.fetchOne(st, arguments: [model, dim, id]) else { continue }
-                    let scale = Float(row[0] as Double)
-                    let score: Float? = try row.withUnsafeData(atIndex: 1) { data in
-                        guard let data, data.count == dim else { return nil }
-                        return data.withUnsafeBytes { raw in
-                            Float(VectorMath.dot(q, raw.bindMemory(to: Int8.self))) * scale * query.scale
+                    for st in [whole, windows] {
+                        let rows = try Row.fetchCursor(st, arguments: [model, dim, id])
+                        while let row = try rows.next() {
+                            let scale = Float(row[0] as Double)
+                            let score: Float? = try row.withUnsafeData(atIndex: 1) { data in
+                                guard let data, data.count == dim else { return nil }
+                                return data.withUnsafeBytes { raw in
+                                    Float(VectorMath.dot(q, raw.bindMemory(to: Int8.self))) * scale * query.scale
+                                }
+                            }
+                            if let score, score > out[id] ?? -.infinity { out[id] = score }
                         }
                     }
-                    if let score { out[id] = score }
                 }
             }
             return out
@@ -214,10 +238,15 @@ public struct HybridRetriever: Sendable {
         guard dim > 0, !documents.isEmpty else { return [:] }
         let q = query.values.map { Float($0) * query.scale }
         return try database.reader.read { db in
+            // A passage's own vector, or its windows' (a long passage weighs by its windows).
             let st = try db.cachedStatement(sql: """
                 SELECT v.scale, v.vector FROM passage p
-                JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = p.digest
-                WHERE p.document_id = ?
+                JOIN passage_vector v ON v.model = ?1 AND v.dim = ?2 AND v.digest = p.digest
+                WHERE p.document_id = ?3
+                UNION ALL
+                SELECT v.scale, v.vector FROM passage p JOIN passage_window w ON w.digest = p.digest
+                JOIN passage_vector v ON v.model = ?1 AND v.dim = ?2 AND v.digest = w.key
+                WHERE p.document_id = ?3 AND w.key != p.digest
                 """)
             var scored: [(Int64, Float)] = []
             var sum = [Float](repeating: 0, count: dim)

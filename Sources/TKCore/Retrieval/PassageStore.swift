@@ -23,10 +23,14 @@ public struct StoredPassage: Sendable, Equatable {
     public var text: String
 }
 
-/// A passage waiting for its embedding.
+/// A text waiting for its embedding: a passage whole, or one window of it.
 public struct PendingPassage: Sendable {
+    /// What the vector is stored under (`passage_window.key`).
     public var key: Int64
-    public var text: String
+    /// The passage's digest.
+    public var passage: Int64
+    /// The window's place among the passage's texts (0 for a passage embedded whole).
+    public var window: Int
     public var projectID: Int64
     public var path: PathBytes
     public var isPrivate: Bool
@@ -180,35 +184,74 @@ extension AppDatabase {
         }
     }
 
-    /// How many distinct passages there are and how many have an embedding from `model`.
-    public func embeddingProgress(model: String) throws -> (embedded: Int, total: Int) {
+    /// How many texts of `plan` (passages, or their windows) have an embedding from `model`, and
+    /// how many there are (planned so far).
+    public func embeddingProgress(model: String, plan: Int64) throws -> (embedded: Int, total: Int) {
         try writer.read { db in
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT digest) FROM passage") ?? 0
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT key) FROM passage_window WHERE plan = ?",
+                                         arguments: [plan]) ?? 0
             let done = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM (SELECT DISTINCT digest FROM passage) p
-                WHERE EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = p.digest)
-                """, arguments: [model]) ?? 0
+                SELECT COUNT(*) FROM (SELECT DISTINCT key FROM passage_window WHERE plan = ?) w
+                WHERE EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = w.key)
+                """, arguments: [plan, model]) ?? 0
             return (done, total)
         }
     }
 
-    /// Passages with no embedding from `model` yet, one per digest, in document order (no text).
-    public func passagesWithoutVectors(model: String) throws -> [PendingPassage] {
+    /// Passages not yet planned under `plan`, one per digest, with the text to embed (heading
+    /// path, then text): at most `limit`.
+    public func unplannedPassages(plan: Int64, limit: Int = 512) throws -> [(digest: Int64, heading: String, text: String)] {
+        try writer.read { db in
+            var out: [(Int64, String, String)] = []
+            var seen = Set<Int64>()
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT p.digest, p.heading, p.body, p.size FROM passage p
+                WHERE NOT EXISTS (SELECT 1 FROM passage_window w WHERE w.digest = p.digest AND w.plan = ?)
+                ORDER BY p.id LIMIT ?
+                """, arguments: [plan, limit * 2])
+            while let row = try rows.next(), out.count < limit {
+                let digest: Int64 = row[0]
+                guard seen.insert(digest).inserted else { continue }
+                // A text that cannot be unpacked (a damaged row) is planned as it is named: its
+                // digest alone, never sent (`embeddingTexts` finds no text for it).
+                let text = PassageText.unpack(Array(row[2] as Data? ?? Data()), size: row[3]) ?? ""
+                out.append((digest, row[1], text))
+            }
+            return out
+        }
+    }
+
+    /// Records the texts a passage is embedded as under `plan`: its own digest when it fits
+    /// whole (`keys == [digest]`), else one key per window.
+    public func storeWindows(plan: Int64, _ items: [(digest: Int64, keys: [Int64])]) throws {
+        guard !items.isEmpty else { return }
+        try writer.write { db in
+            let st = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO passage_window(digest, plan, ordinal, key) VALUES (?, ?, ?, ?)
+                """)
+            for (digest, keys) in items {
+                for (i, key) in keys.enumerated() { try st.execute(arguments: [digest, plan, i, key]) }
+            }
+        }
+    }
+
+    /// Texts of `plan` with no embedding from `model` yet, one per key, in document order (no text).
+    public func passagesWithoutVectors(model: String, plan: Int64) throws -> [PendingPassage] {
         try writer.read { db in
             var out: [PendingPassage] = []
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.digest, d.project_id, d.path, COALESCE(r.private, 0) AS private
-                FROM passage p JOIN document d ON d.id = p.document_id
+                SELECT w.key, w.digest, w.ordinal, d.project_id, d.path, COALESCE(r.private, 0) AS private
+                FROM passage_window w JOIN passage p ON p.digest = w.digest JOIN document d ON d.id = p.document_id
                 LEFT JOIN document_retrieval r ON r.document_id = d.id
-                WHERE NOT EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = p.digest)
-                ORDER BY p.id
-                """, arguments: [model])
+                WHERE w.plan = ? AND NOT EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = w.key)
+                ORDER BY p.id, w.ordinal
+                """, arguments: [plan, model])
             var seen = Set<Int64>()
             while let row = try rows.next() {
                 let key: Int64 = row[0]
                 guard seen.insert(key).inserted else { continue }
-                out.append(PendingPassage(key: key, text: "", projectID: row[1], path: PathBytes(Array(row[2] as Data)),
-                                          isPrivate: (row[3] as Int) != 0))
+                out.append(PendingPassage(key: key, passage: row[1], window: row[2], projectID: row[3],
+                                          path: PathBytes(Array(row[4] as Data)), isPrivate: (row[5] as Int) != 0))
             }
             return out
         }
@@ -216,17 +259,37 @@ extension AppDatabase {
 
     /// The text to embed (heading path, then text) of passages by digest.
     public func embeddingTexts(keys: [Int64]) throws -> [Int64: String] {
-        guard !keys.isEmpty else { return [:] }
+        try passageTexts(digests: keys).mapValues { $0.heading.isEmpty ? $0.text : $0.heading + "\n\n" + $0.text }
+    }
+
+    /// The texts to embed for pending items under windows of `budget` tokens, by key (an item whose
+    /// passage is gone or unreadable is left out).
+    public func embeddingTexts(_ pending: [PendingPassage], budget: Int) throws -> [Int64: String] {
+        let passages = try passageTexts(digests: Array(Set(pending.map(\.passage))))
+        var windows: [Int64: [String]] = [:]
+        var out: [Int64: String] = [:]
+        for p in pending {
+            guard let stored = passages[p.passage] else { continue }
+            if windows[p.passage] == nil {
+                windows[p.passage] = EmbeddingWindows.texts(heading: stored.heading, text: stored.text, budget: budget)
+            }
+            if let w = windows[p.passage], p.window >= 0, p.window < w.count { out[p.key] = w[p.window] }
+        }
+        return out
+    }
+
+    /// Heading path and text of passages by digest.
+    func passageTexts(digests: [Int64]) throws -> [Int64: (heading: String, text: String)] {
+        guard !digests.isEmpty else { return [:] }
         return try writer.read { db in
-            var out: [Int64: String] = [:]
+            var out: [Int64: (heading: String, text: String)] = [:]
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.digest, p.heading, p.body, p.size FROM passage p
-                WHERE p.digest IN (\(keys.map(String.init).joined(separator: ",")))
+                WHERE p.digest IN (\(digests.map(String.init).joined(separator: ",")))
                 """)
             while let row = try rows.next() {
-                let heading: String = row[1]
                 guard let text = PassageText.unpack(Array(row[2] as Data? ?? Data()), size: row[3]) else { continue }
-                out[row[0]] = heading.isEmpty ? text : heading + "\n\n" + text
+                out[row[0]] = (row[1], text)
             }
             return out
         }
@@ -245,10 +308,14 @@ extension AppDatabase {
         }
     }
 
-    /// Drops embeddings no passage uses any more.
+    /// Drops window plans of passages that are gone, then embeddings no passage or window uses.
     public func pruneVectors() throws {
         try writer.write { db in
-            try db.execute(sql: "DELETE FROM passage_vector WHERE digest NOT IN (SELECT digest FROM passage)")
+            try db.execute(sql: """
+                DELETE FROM passage_window WHERE digest NOT IN (SELECT digest FROM passage);
+                DELETE FROM passage_vector WHERE digest NOT IN (SELECT digest FROM passage)
+                    AND digest NOT IN (SELECT key FROM passage_window);
+                """)
         }
     }
 }

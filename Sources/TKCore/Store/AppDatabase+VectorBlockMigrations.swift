@@ -54,5 +54,23 @@ extension AppDatabase {
             // (their texts fill the table's pages: 70 MB).
             try db.execute(sql: "CREATE INDEX document_passage_check ON document(id, sha256)")
         }
+        m.registerMigration("v1-passage-windows") { db in
+            // What is embedded of each passage under a window plan (`EmbeddingWindows.plan`: the
+            // windowing's version and the model's token budget): one row a text, keyed by the
+            // first 64 bits of its SHA-256 — the passage's own digest when it fits whole, else one
+            // row per overlapping window. Vectors are stored under `key`; a passage scores by its
+            // best window. Rows are planned by the embedding worker (existing vectors of passages
+            // that fit keep their key: nothing is embedded again).
+            try db.execute(sql: """
+                CREATE TABLE passage_window (
+                    digest INTEGER NOT NULL,
+                    plan INTEGER NOT NULL,
+                    ordinal INTEGER NOT NULL,
+                    key INTEGER NOT NULL,
+                    PRIMARY KEY (digest, plan, ordinal)
+                ) WITHOUT ROWID;
+                CREATE INDEX passage_window_key ON passage_window(key);
+                """)
+        }
     }
 }

@@ -190,7 +190,9 @@ import Testing
         }
         try db.apply(projectID: pid, upserts: (0..<30).map { IndexedDocument.parsed("d\($0).md", document($0, "v1")) })
         func embedMissing() throws {
-            let missing = try db.passagesWithoutVectors(model: "m")
+            let plan = EmbeddingWindows.plan(budget: 10_000)
+            try db.storeWindows(plan: plan, try db.unplannedPassages(plan: plan, limit: 100_000).map { ($0.digest, [$0.digest]) })
+            let missing = try db.passagesWithoutVectors(model: "m", plan: plan)
             try db.storeVectors(model: "m", missing.map { ($0.key, Self.randomVector(24, &g)) })
         }
         try embedMissing()

@@ -1,0 +1,123 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TKCore
+
+/// Texts that fit the embedding model: the token estimate, the windows of a long passage, the
+/// model's context, and retrieval that scores a long passage by its best window.
+@Suite struct EmbeddingWindowsTests {
+    @Test func theEstimateCountsWordsPiecesAndSymbols() {
+        #expect(EmbeddingWindows.estimatedTokens("") == 0)
+        #expect(EmbeddingWindows.estimatedTokens("the cat sat") == 3)
+        #expect(EmbeddingWindows.estimatedTokens("the cat, sat.") == 5)
+        // Long and camel-cased words are several pieces; digits a piece per three.
+        #expect(EmbeddingWindows.estimatedTokens("internationalisation") >= 4)
+        #expect(EmbeddingWindows.estimatedTokens("OutlookCalendarCheckTask") >= 5)
+        #expect(EmbeddingWindows.estimatedTokens("1234567") == 3)
+        // Letters of other scripts count; CJK a piece each.
+        #expect(EmbeddingWindows.estimatedTokens("Straße café") == 3)
+        #expect(EmbeddingWindows.estimatedTokens("日本語") == 3)
+    }
+
+    @Test func aPassageThatFitsIsEmbeddedWhole() {
+        let texts = EmbeddingWindows.texts(heading: "Ch 1 > Storm", text: "The sea rose at night.", budget: 100)
+        #expect(texts == ["Ch 1 > Storm\n\nThe sea rose at night."])
+        #expect(EmbeddingWindows.texts(heading: "", text: "Calm.", budget: 100) == ["Calm."])
+    }
+
+    /// A long passage becomes overlapping windows: each fits, each carries the heading path, every
+    /// word is in one, and each window repeats the end of the one before.
+    @Test func aLongPassageBecomesOverlappingWindowsThatFit() {
+        let words = (0..<900).map { "word\($0 % 37)x\($0)" }
+        let text = stride(from: 0, to: words.count, by: 15).map { words[$0..<min(words.count, $0 + 15)].joined(separator: " ") }
+            .joined(separator: "\n")
+        let budget = 120
+        let windows = EmbeddingWindows.texts(heading: "Part > Scene", text: text, budget: budget)
+        #expect(windows.count > 5)
+        var seen = Set<String>()
+        var previous: [Substring] = []
+        for w in windows {
+            #expect(w.hasPrefix("Part > Scene\n\n"))
+            #expect(EmbeddingWindows.estimatedTokens(w) <= budget)
+            let body = w.dropFirst("Part > Scene\n\n".count).split(whereSeparator: \.isWhitespace)
+            #expect(text.contains(w.dropFirst("Part > Scene\n\n".count)))
+            if let first = body.first, !previous.isEmpty { #expect(previous.contains(first)) }
+            previous = body
+            for b in body { seen.insert(String(b)) }
+        }
+        #expect(seen == Set(words))
+        // Another budget plans other windows (and other keys).
+        let wider = EmbeddingWindows.texts(heading: "Part > Scene", text: text, budget: 300)
+        #expect(wider.count < windows.count)
+        #expect(EmbeddingWindows.plan(budget: 120) != EmbeddingWindows.plan(budget: 300))
+        #expect(Set(windows.map(EmbeddingWindows.key)).count == windows.count)
+    }
+
+    @Test func theModelsContextComesFromTheServerTheTableOrTheSetting() throws {
+        let minilm = try JSONValue.parse(Array("""
+            {"model_info": {"general.architecture": "bert", "bert.context_length": 512}, "parameters": ""}
+            """.utf8))
+        #expect(EmbeddingContext.fromOllamaShow(minilm) == 512)
+        // The table knows all-minilm reads 256 of the 512 positions Ollama reports.
+        #expect(EmbeddingContext.resolve(configured: nil, server: 512, model: "all-minilm:latest") == 256)
+        let nomic = try JSONValue.parse(Array("""
+            {"model_info": {"nomic-bert.context_length": 2048}, "parameters": "num_ctx                        8192"}
+            """.utf8))
+        #expect(EmbeddingContext.fromOllamaShow(nomic) == 2048)
+        let capped = try JSONValue.parse(Array("""
+            {"model_info": {"llama.context_length": 32768}, "parameters": "stop \\"x\\"\\nnum_ctx 1024"}
+            """.utf8))
+        #expect(EmbeddingContext.fromOllamaShow(capped) == 1024)
+        // Without num_ctx, Ollama's runner reads its default at most.
+        let big = try JSONValue.parse(Array("""
+            {"model_info": {"qwen3.context_length": 32768}}
+            """.utf8))
+        #expect(EmbeddingContext.fromOllamaShow(big) == EmbeddingContext.ollamaDefaultContext)
+        #expect(EmbeddingContext.fromOllamaShow(try JSONValue.parse(Array("{}".utf8))) == nil)
+        #expect(EmbeddingContext.resolve(configured: nil, server: nil, model: "text-embedding-3-small") == 8191)
+        #expect(EmbeddingContext.resolve(configured: nil, server: nil, model: "some-local-model") == EmbeddingContext.fallback)
+        #expect(EmbeddingContext.resolve(configured: 64, server: 512, model: "all-minilm") == 64)
+    }
+
+    /// A long passage whose end alone matches the question is found by its last window, scored by
+    /// its best window, and counted once.
+    @Test func aLongPassageIsFoundByItsBestWindow() throws {
+        let db = try AppDatabase.inMemory()
+        let pid = try db.projectID(for: PathBytes("/p"))
+        let filler = (0..<300).map { "quiet\($0) harbour" }.joined(separator: " ")
+        try db.apply(projectID: pid, upserts: [
+            .parsed("long.md", "# Voyage\n\n\(filler) and at last the lighthouse burned\n"),
+            .parsed("short.md", "# Other\n\nA short note about gardens.\n"),
+        ])
+        let budget = 60
+        let plan = EmbeddingWindows.plan(budget: budget)
+        let unplanned = try db.unplannedPassages(plan: plan)
+        #expect(unplanned.count == 2)
+        try db.storeWindows(plan: plan, unplanned.map { p in
+            let texts = EmbeddingWindows.texts(heading: p.heading, text: p.text, budget: budget)
+            return (p.digest, texts.count == 1 ? [p.digest] : texts.map(EmbeddingWindows.key))
+        })
+        #expect(try db.unplannedPassages(plan: plan).isEmpty)
+        let pending = try db.passagesWithoutVectors(model: "m", plan: plan)
+        let texts = try db.embeddingTexts(pending, budget: budget)
+        #expect(pending.count > 3)
+        #expect(texts.count == pending.count)
+        #expect(texts.values.allSatisfy { EmbeddingWindows.estimatedTokens($0) <= budget })
+        // The question's direction for the window with "lighthouse", another for the rest.
+        func vector(_ axis: Int) -> QuantizedVector { QuantizedVector((0..<8).map { $0 == axis ? 1 : 0.01 }) }
+        try db.storeVectors(model: "m", pending.map { p in (p.key, vector(texts[p.key]?.contains("lighthouse") == true ? 0 : 1)) })
+        #expect(try db.passagesWithoutVectors(model: "m", plan: plan).isEmpty)
+        #expect(try db.embeddingProgress(model: "m", plan: plan).embedded == pending.count)
+        let retriever = HybridRetriever(database: db)
+        let scope = RetrievalScope(projectIDs: [pid])
+        let found = try retriever.semantic(vector(0), model: "m", scope: scope)
+        let long = try #require(try db.reader.read { try Int64.fetchOne($0, sql: "SELECT p.id FROM passage p JOIN document d ON d.id = p.document_id WHERE d.path = x'6c6f6e672e6d64'") })
+        #expect(found.first?.id == long)
+        #expect(found.filter { $0.id == long }.count == 1)
+        let scores = try retriever.vectorScores([long], query: vector(0), model: "m")
+        #expect((scores[long] ?? 0) > 0.9)
+        // Pruning keeps every window's vector while its passage exists.
+        try db.pruneVectors()
+        #expect(try db.passagesWithoutVectors(model: "m", plan: plan).isEmpty)
+    }
+}
