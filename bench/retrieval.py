@@ -214,6 +214,12 @@ def fresh_part(env, medium, prose):
             ("folder200+notes", prose, PROSE + PROSE_NEW + PROSE_HELD + fresh_questions("folder200") + notes)]
     rows = {}
     for name, proj, qs in sets:
+        # With --medium-subdir, questions whose target lies outside the folder are left out (said).
+        files = [str(f) for f in pathlib.Path(proj).rglob("*.md")]
+        kept = [q for q in qs if any(f.endswith("/" + q[2]) for f in files)]
+        if len(kept) < len(qs):
+            print(f"{name}: {len(qs) - len(kept)} questions left out (target not in {proj})")
+        qs = kept
         for label, mode, how in (("hybrid", "hybrid", "hybrid"), ("keyword-only", "keyword", "hybrid"),
                                  ("vectors alone", "hybrid", "semantic")):
             for kind, (h, n) in file_recall(env, proj, qs, mode, how).items():

@@ -153,6 +153,14 @@ def test_long_passages_are_embedded_as_windows_that_fit_the_model(tk, embed_smal
     tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the edit", proc=agent)
     new = embed.inputs()[len(sent):]
     assert len(new) == 1 and "bitter" in new[0], new
+    # An edit inside the long passage re-sends some of its windows (from the edit on), nothing else.
+    before = embed.inputs()
+    (proj / "log.md").write_text(long_text.replace("Short and sweet.", "Short and bitter.").replace("calm120 ", "storm120 "))
+    tk.wait_for(lambda: len(embed.inputs()) > len(before), timeout=30, what="the edit of the long passage", proc=agent)
+    tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the second edit", proc=agent)
+    new = embed.inputs()[len(before):]
+    assert new and all(t.startswith("Log > Voyage") for t in new), new
+    assert len(new) < len(windows) and any("storm120" in t for t in new), (len(new), len(windows))
     # A deleted document is never cited.
     (proj / "log.md").unlink()
     tk.wait_for(lambda: "log.md" not in tk.indexed_paths(), timeout=30, what="the deletion", proc=agent)
