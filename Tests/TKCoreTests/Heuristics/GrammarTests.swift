@@ -45,6 +45,13 @@ private func corrected(_ text: String) -> String? {
         ("Yesterday i went out.", "Yesterday I went out."),
         ("We left early. then we ate.", "We left early. Then we ate."),
         ("That is alot of work.", "That is a lot of work."),
+        // there / their / they're by the part of speech after them.
+        ("The players packed there bags.", "The players packed their bags."),
+        ("There cat is asleep on the sofa.", "Their cat is asleep on the sofa."),
+        ("They're house was sold last year.", "Their house was sold last year."),
+        ("Please pass me they're plates.", "Please pass me their plates."),
+        ("Leave the boxes over they're by the door.", "Leave the boxes over there by the door."),
+        ("Their in the garden now.", "They're in the garden now."),
     ])
     func flagsAndCorrects(_ wrong: String, _ right: String) {
         #expect(corrected(wrong) == right, "\(wrong) → \(String(describing: corrected(wrong)))")
@@ -59,6 +66,8 @@ private func corrected(_ text: String) -> String? {
         "Let it go.", "They go home early.", "I went out.", "Plan A is fine.", "I had had enough.",
         "He said that that was fine.", "Put it over there.", "The knot came loose.", "Of course it works.",
         "I was a gross kid back then.", "Vitamin A is good for you.", "We went to Paris, too.",
+        "Was there money left?", "They lived there years ago.", "He sat there ten minutes.", "There remains a problem.",
+        "I know they're friends.", "They're twins.", "From there, people walked home.",
     ])
     func leavesCorrectSentencesAlone(_ sentence: String) {
         let g = grammar(sentence)

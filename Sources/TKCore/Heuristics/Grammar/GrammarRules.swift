@@ -197,29 +197,66 @@ extension Run {
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
                 }
-                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1, v.flags.contains(.sentenceStart) {
+                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1,
+                   v.flags.contains(.sentenceStart) || prev(k - 1).map({ tags(p, $0).contains(.conjunction) }) ?? true {
                     thereAgreement(p, k - 1, verb: v, u, plural: false)
                 }
-                // "There are", "is that there", "over there": a place or an opener.
-                if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false, !tu.onlyNoun { continue }
+                // "There are", "is that there", "was there money", "over there": a place, an opener, a question.
+                if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false { continue }
                 if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
-                } else if tok.flags.contains(.sentenceStart) || prev(k).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) }) == true,
-                          tu.contains(.mainNoun), !tu.contains(.gerund), !tu.contains(.adverb), tu.intersection(POSTags.closed).isEmpty,
-                          let v = next(k + 1), tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) || tags(p, v).contains(.thirdPerson) || tags(p, v).contains(.past) {
-                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
-                } else if tu.onlyNoun && !tu.contains(.mainAdverb) {
-                    let prevOK = prev(k).map { tags(p, $0).contains(.preposition) || tags(p, $0).contains(.verb) } ?? true
-                    if prevOK || tok.flags.contains(.sentenceStart) {
+                    continue
+                }
+                let tv = next(k + 1).map { tags(p, $0) } ?? []
+                let before = prev(k).map { tags(p, $0) }
+                // Where a possessive may stand: after a verb or a preposition, or opening a clause.
+                let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty } ?? false
+                let opensClause = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
+                if Self.nounHead(tu), !Self.timeNouns.contains(u.hash), afterVerbOrPrep || opensClause {
+                    // "There dog is barking", "and there needs were met": a noun subject before its verb.
+                    let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                        || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                    // "forgot there backpacks", "stems from there potential": a noun object.
+                    let objectSlot = afterVerbOrPrep && !tv.contains(.auxiliary) && !tv.contains(.modal)
+                        && !(tv.contains(.verb) && !tv.contains(.noun) && !tv.contains(.adjective))
+                        && !(tu.contains(.thirdPerson) && next(k + 1).map({ $0.hash == Self.toHash || tags(p, $0).contains(.determiner) }) == true)
+                    if verbFollows && !tu.contains(.mainVerb) || verbFollows && tu.contains(.mainNoun) || objectSlot || tu.onlyNoun && opensClause && !endsAfter(k + 1) {
                         grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                     }
-                } else if tu.onlyAdjective, let v = next(k + 1), tags(p, v).onlyNoun {
+                } else if tu.onlyAdjective, tv.contains(.noun), tv.intersection(POSTags.closed).isEmpty, afterVerbOrPrep || opensClause {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 }
             case .theyre:
-                guard let u = next(k) else { continue }
-                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && (endsAfter(k + 1) || next(k + 1).map { tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) } == true)) {
+                guard let u = next(k) else {
+                    // "over they're." — a place.
+                    if endsAfter(k), let v = prev(k), Self.placeParticles.contains(v.hash) {
+                        grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    }
+                    continue
+                }
+                let tu = tags(p, u)
+                let before = prev(k).map { tags(p, $0) }
+                // After a verb of doing (not of saying or thinking), a preposition or an object pronoun a clause cannot start.
+                let objectSlot = prev(k).map { v in
+                    let tv = tags(p, v)
+                    return !Self.thinkVerbs.contains(v.hash) && !Self.clausePrepositions.contains(v.hash)
+                        && (tv.contains(.preposition) || tv.contains(.objectPronoun) && !tv.contains(.subjectPronoun)
+                            || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty)
+                } ?? false
+                if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                } else if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition) {
+                    // "over they're by the window".
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                } else if Self.nounHead(tu), !tu.contains(.adjective) || tu.contains(.mainNoun) {
+                    let tv = next(k + 1).map { tags(p, $0) } ?? []
+                    // "They're dog sprinted": a noun subject; "lost they're mittens": a noun object.
+                    let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                        || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                    let singular = !tu.contains(.plural)
+                    if verbFollows && (before == nil || tok.flags.contains(.sentenceStart) || objectSlot) || objectSlot && (singular || !tv.contains(.verb) || tv.contains(.noun)) {
+                        grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    }
                 }
             case .then:
                 guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
@@ -337,6 +374,17 @@ extension Run {
     }
 
     static let ownHash = WordHash.of("own")
+    /// Words that head a noun phrase: nouns that are not also adverbs, -ing or past forms, nor function words.
+    static func nounHead(_ t: POSTags) -> Bool {
+        t.contains(.noun) && t.intersection([.adverb, .gerund, .past]).isEmpty && t.intersection(POSTags.closed).isEmpty
+            && !(t.contains(.mainAdjective) && !t.contains(.mainNoun))
+    }
+    /// Numbers and nouns of time, used as adverbs after "there" ("lived there years ago", "sat there ten minutes").
+    static let timeNouns = hashes("one two three four five six seven eight nine ten eleven twelve twenty hundred thousand moment moments second seconds minute minutes hour hours day days week weeks month months year years decade decades century centuries night nights morning mornings evening evenings afternoon afternoons once twice")
+    /// Particles of place before "there" ("over there", "out there").
+    static let placeParticles = hashes("over out up down around back in")
+    /// Prepositions that also open a clause ("like they're friends", "as they're leaving").
+    static let clausePrepositions = hashes("like as since until till before after than")
     static let thinkVerbs = hashes("think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
 
     static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
