@@ -52,6 +52,12 @@ private func corrected(_ text: String) -> String? {
         ("Please pass me they're plates.", "Please pass me their plates."),
         ("Leave the boxes over they're by the door.", "Leave the boxes over there by the door."),
         ("Their in the garden now.", "They're in the garden now."),
+        ("Their probably asleep by now.", "They're probably asleep by now."),
+        ("Their to arrive at noon.", "They're to arrive at noon."),
+        ("Their ready to leave.", "They're ready to leave."),
+        ("Their planning a trip.", "They're planning a trip."),
+        ("If your really sure, go ahead.", "If you're really sure, go ahead."),
+        ("Your late.", "You're late."),
     ])
     func flagsAndCorrects(_ wrong: String, _ right: String) {
         #expect(corrected(wrong) == right, "\(wrong) → \(String(describing: corrected(wrong)))")
@@ -68,6 +74,8 @@ private func corrected(_ text: String) -> String? {
         "I was a gross kid back then.", "Vitamin A is good for you.", "We went to Paris, too.",
         "Was there money left?", "They lived there years ago.", "He sat there ten minutes.", "There remains a problem.",
         "I know they're friends.", "They're twins.", "From there, people walked home.",
+        "She spoke of their leaving early.", "Nothing could prevent your going.", "Their rapidly growing city needs water.",
+        "We met at their house.", "That is your own.", "Their planning was careful.", "It ended at their close.",
     ])
     func leavesCorrectSentencesAlone(_ sentence: String) {
         let g = grammar(sentence)

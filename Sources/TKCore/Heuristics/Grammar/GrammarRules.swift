@@ -144,6 +144,7 @@ extension Run {
             case .your:
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
+                if tu.contains(.gerund), gerundPhraseSlot(p, prev(k)) { continue }   // "prevent your going"
                 var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
                 if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong") || u.hash == WordHash.of("well"),
                    endsAfter(k + 1) { wrong = true }
@@ -152,6 +153,11 @@ extension Run {
                     wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
                         || tv.contains(.preposition)
                 }
+                // "your completely out of ideas", "your totally committed": an adverb, then what you are.
+                if !wrong, adverbThenPredicate(p, k) { wrong = true }
+                // "Your cool." alone: a predicate, not a thing owned.
+                if !wrong, tok.flags.contains(.sentenceStart), endsAfter(k + 1), tu.contains(.adjective), !tu.contains(.mainNoun),
+                   tu.intersection(POSTags.closed).isEmpty, !tu.contains(.comparative) { wrong = true }
                 if !wrong, tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun),
                    endsAfter(k + 1) || next(k + 1).map({ Self.hashes("here there now today to").contains($0.hash) || tags(p, $0).contains(.preposition) }) == true {
                     wrong = true
@@ -177,8 +183,17 @@ extension Run {
                 if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
                     || (tu.contains(.modal) || (tu.contains(.auxiliary) && !tu.contains(.gerund))) && u.hash != WordHash.of("being") {
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
-                } else if tu.contains(.determiner) && u.hash != WordHash.of("own") || Self.hashes("going not so very too").contains(u.hash)
-                            || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
+                } else if u.hash == Self.ownHash {
+                    continue
+                } else if prev(k).map({ tags(p, $0).contains(.preposition) && !Self.clausePrepositions.contains($0.hash) }) == true {
+                    continue   // "at their close": after a preposition only the possessive can stand.
+                } else if tu.contains(.determiner) || Self.hashes("going not so very too").contains(u.hash)
+                            || u.hash == Self.toHash && next(k + 1) != nil
+                            || tu.contains(.gerund) && !gerundPhraseSlot(p, prev(k))
+                                && (!tu.contains(.noun) || next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true)
+                            || (tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun))
+                                && (endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash }) == true)
+                            || adverbThenPredicate(p, k) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
                 } else if !tu.contains(.noun), !tu.contains(.determiner),
                           !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
@@ -374,6 +389,35 @@ extension Run {
     }
 
     static let ownHash = WordHash.of("own")
+    /// Whether a possessive before an -ing form reads as a gerund phrase: after a preposition or a verb of doing
+    /// ("of their being", "prevent your going"), where "they're" or "you're" could not stand.
+    func gerundPhraseSlot(_ p: UnsafeBufferPointer<UInt8>, _ v: Token?) -> Bool {
+        guard let v else { return false }
+        let tv = tags(p, v)
+        return tv.contains(.preposition) || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty && !Self.thinkVerbs.contains(v.hash)
+    }
+
+    /// After token k (your, their): an adverb, then a predicate — an -ing form, a participle, an adjective, a preposition
+    /// or "here" ("probably wondering", "completely out of", "totally committed") — not followed by a noun it describes.
+    func adverbThenPredicate(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> Bool {
+        let n = currentTokens.count
+        guard k + 2 < n else { return false }
+        let u = currentTokens[k + 1], w = currentTokens[k + 2]
+        for t in [u, w] where t.flags.contains(.breakBefore) || t.flags.contains(.opaque) || t.flags.contains(.hyphenBefore) { return false }
+        let tu = tags(p, u)
+        let adverb = Self.notMiddle.contains(u.hash) || tu.contains(.adverb) && tu.intersection([.noun, .adjective, .verb]).isEmpty
+            && tu.intersection(POSTags.closed).isEmpty
+        guard adverb else { return false }
+        let tw = tags(p, w)
+        let predicate = tw.contains(.gerund) || tw.contains(.past) && !tw.contains(.noun)
+            || tw.contains(.adjective) && !tw.contains(.mainNoun) && tw.intersection(POSTags.closed).isEmpty
+            || tw.contains(.preposition) || Self.hashes("here there").contains(w.hash)
+        guard predicate else { return false }
+        if k + 3 < n, !currentTokens[k + 3].flags.contains(.breakBefore), Self.nounHead(tags(p, currentTokens[k + 3])),
+           !tw.contains(.preposition) { return false }
+        return true
+    }
+
     /// Words that head a noun phrase: nouns that are not also adverbs, -ing or past forms, nor function words.
     static func nounHead(_ t: POSTags) -> Bool {
         t.contains(.noun) && t.intersection([.adverb, .gerund, .past]).isEmpty && t.intersection(POSTags.closed).isEmpty
