@@ -58,6 +58,14 @@ private func corrected(_ text: String) -> String? {
         ("Their planning a trip.", "They're planning a trip."),
         ("If your really sure, go ahead.", "If you're really sure, go ahead."),
         ("Your late.", "You're late."),
+        // its / it's.
+        ("Its had a long life.", "It's had a long life."),
+        ("I guess its Friday.", "I guess it's Friday."),
+        ("Its someone from work.", "It's someone from work."),
+        ("Its cheap if you buy two.", "It's cheap if you buy two."),
+        ("The page jumped to it's 3rd section.", "The page jumped to its 3rd section."),
+        ("We looked at it's edges.", "We looked at its edges."),
+        ("Sadly, it's windows were broken.", "Sadly, its windows were broken."),
     ])
     func flagsAndCorrects(_ wrong: String, _ right: String) {
         #expect(corrected(wrong) == right, "\(wrong) → \(String(describing: corrected(wrong)))")
@@ -75,6 +83,8 @@ private func corrected(_ text: String) -> String? {
         "Was there money left?", "They lived there years ago.", "He sat there ten minutes.", "There remains a problem.",
         "I know they're friends.", "They're twins.", "From there, people walked home.",
         "She spoke of their leaving early.", "Nothing could prevent your going.", "Their rapidly growing city needs water.",
+        "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",
+        "Microsoft said its Windows team was busy.", "Since it's a holiday, we rest.",
         "We met at their house.", "That is your own.", "Their planning was careful.", "It ended at their close.",
     ])
     func leavesCorrectSentencesAlone(_ sentence: String) {

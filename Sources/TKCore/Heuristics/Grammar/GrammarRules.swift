@@ -118,7 +118,17 @@ extension Run {
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
                 var wrong = Self.itsAfter.contains(u.hash) && !(prev(k).map { tags(p, $0).contains(.preposition) } ?? false)
-                if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
+                if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for if when because unless enough").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
+                    wrong = true
+                }
+                // "Its had", "its anyone": a possessive needs a noun, never an auxiliary or an indefinite pronoun.
+                if !wrong, tu.contains(.indefinite) || tu.contains(.auxiliary) && !tu.contains(.gerund) { wrong = true }
+                // "Its called recursion": a participle that is neither noun nor adjective opening the sentence.
+                if !wrong, tok.flags.contains(.sentenceStart), tu.contains(.past), tu.intersection([.noun, .adjective]).isEmpty,
+                   tu.intersection(POSTags.closed).isEmpty { wrong = true }
+                // "I think its Google": after a verb of thinking, a name standing alone.
+                if !wrong, let v = prev(k), Self.thinkVerbs.contains(v.hash), u.flags.contains(.capitalized), !u.flags.contains(.sentenceStart),
+                   endsAfter(k + 1) || next(k + 1).map({ !Self.nounHead(tags(p, $0)) && !$0.flags.contains(.capitalized) }) == true {
                     wrong = true
                 }
                 if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
@@ -129,12 +139,21 @@ extension Run {
                 guard let u = next(k) else { continue }
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash),
+                          u.flags.contains(.numeric) || Self.isOrdinal(p, u) || Self.nounHead(tags(p, u))
+                            || tags(p, u).contains(.adjective) && next(k + 1).map({ Self.nounHead(tags(p, $0)) }) == true {
+                    // "updated to it's 5th version", "at it's core".
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if let v = prev(k), v.hash == Self.likeHash, Self.isOrdinal(p, u) || u.flags.contains(.numeric) == false
+                            && tags(p, u).onlyAdjective && next(k + 1).map({ tags(p, $0).contains(.plural) && Self.nounHead(tags(p, $0)) }) == true {
+                    // "I like it's various colours".
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
                 } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection([.auxiliary, .modal, .conjunction, .preposition]).isEmpty,
                           !Self.thinkVerbs.contains(v.hash), !tags(p, u).contains(.gerund), !tags(p, u).contains(.adverb), !tags(p, u).contains(.determiner),
                           !tags(p, u).contains(.past), u.hash != WordHash.of("not"),
                           tags(p, u).contains(.mainNoun) || tags(p, u).contains(.adjective) && next(k + 1).map({ tags(p, $0).contains(.noun) }) == true || u.flags.contains(.numeric) || Self.isOrdinal(p, u) {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
-                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && tags(p, u).contains(.mainNoun)), let v = next(k + 1) {
+                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && Self.nounHead(tags(p, u))), let v = next(k + 1) {
                     let tv = tags(p, v)
                     if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
                         || (tv.contains(.past) && !tv.contains(.noun)) {
@@ -429,7 +448,8 @@ extension Run {
     static let placeParticles = hashes("over out up down around back in")
     /// Prepositions that also open a clause ("like they're friends", "as they're leaving").
     static let clausePrepositions = hashes("like as since until till before after than")
-    static let thinkVerbs = hashes("think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
+    static let likeHash = WordHash.of("like")
+    static let thinkVerbs = hashes("assume assumed doubt doubted suspect suspected think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
 
     static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
         guard t.end - t.start >= 3, p[t.start] >= 48, p[t.start] <= 57 else { return false }
