@@ -58,6 +58,10 @@ private func corrected(_ text: String) -> String? {
         ("Their planning a trip.", "They're planning a trip."),
         ("If your really sure, go ahead.", "If you're really sure, go ahead."),
         ("Your late.", "You're late."),
+        // a/an: letters said one by one unless the word can be said whole.
+        ("Install it with a npm script.", "Install it with an npm script."),
+        ("Convert it to a HTML page.", "Convert it to an HTML page."),
+        ("Plug in an USB stick.", "Plug in a USB stick."),
         // its / it's.
         ("Its had a long life.", "It's had a long life."),
         ("I guess its Friday.", "I guess it's Friday."),
@@ -83,6 +87,8 @@ private func corrected(_ text: String) -> String? {
         "Was there money left?", "They lived there years ago.", "He sat there ten minutes.", "There remains a problem.",
         "I know they're friends.", "They're twins.", "From there, people walked home.",
         "She spoke of their leaving early.", "Nothing could prevent your going.", "Their rapidly growing city needs water.",
+        "It was a NASA probe.", "Fit an LED here.", "Fit a LED here.", "We held a LAN party.", "Call a REST API.",
+        "Read the FAQ, a FAQ for all.", "It is an Euler path.", "She met a Mr. Smith.", "It was a Mrs Jones.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",
         "Microsoft said its Windows team was busy.", "Since it's a holiday, we rest.",
         "We met at their house.", "That is your own.", "Their planning was careful.", "It ended at their close.",

@@ -477,20 +477,27 @@ extension Run {
             if first == 56 { vowel = true } else if digits.count == 2 || digits.count == 5, w[0] == 49, w[1] == 49 || w[1] == 56 {
                 vowel = true
             } else { vowel = false }
-        } else if allCaps && (w.count <= 4 || !hasVowel || upper < w.count) {
+        } else if allCaps || (w.count >= 2 && !lowerW.contains { "aeiouy".utf8.contains($0) }
+                              && w.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }
+                              && !(u.end < p.count && p[u.end] == 46)) {
+            // Capitals, or a word without a vowel ("npm", "mp3"): read as letters unless it can be said as a word.
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
+            if hasVowel, Self.sayable(lowerW) {
+                // "NASA", "LAN", "LED", "REST", "URL": said as a word by some and as letters by others; either article
+                // is right when the two readings start differently.
+                if Self.startsWithVowelSound(lowerW) != vowel { return }
+            }
         } else if w.count == 1 {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
             if !u.flags.contains(.capitalized) && lowerW[0] != 120 { return }   // "a b c": letters in a list, leave them
         } else if first >= 0x80 {
             return
         } else {
-            let s = String(decoding: lowerW, as: UTF8.self)
-            vowel = "aeiou".utf8.contains(lowerW[0])
-            if vowel, Self.consonantSound.contains(where: { s.hasPrefix($0) }),
-               !Self.consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
-            if !vowel, Self.vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
-            if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
+            vowel = Self.startsWithVowelSound(lowerW)
+            // A name the lexicon does not know, spelt with a vowel: its sound can't be told from its spelling
+            // ("an Euler brick", "a Eurostar"), so only the plain vowel reading is judged.
+            if !vowel, "aeiou".utf8.contains(lowerW[0]), u.flags.contains(.capitalized),
+               POSLexicon.shared.tags(lowerW).isEmpty { return }
             // Closed-class words right after an article are not what it introduces ("a or b", "an is").
             let tu = POSLexicon.shared.stored(POSLexicon.hash(lowerW[...]))
             if tu.intersection([.conjunction, .auxiliary, .preposition, .subjectPronoun]).isEmpty == false, !tu.contains(.noun) { return }
@@ -504,6 +511,30 @@ extension Run {
         let message = isAn ? Messages.useA(word) : Messages.useAn(word)
         addAt(p, k, "a_an", replacement, message)
     }
+
+    /// Whether a lower-case word spelt with a vowel starts with a vowel sound ("an hour", "a unicorn", "a one-off").
+    static func startsWithVowelSound(_ lowerW: [UInt8]) -> Bool {
+        let s = String(decoding: lowerW, as: UTF8.self)
+        var vowel = "aeiou".utf8.contains(lowerW[0])
+        if vowel, consonantSound.contains(where: { s.hasPrefix($0) }),
+           !consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
+        if !vowel, vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
+        if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
+        return vowel
+    }
+
+    /// Whether letters can be said as one English word: a vowel, and before the first vowel nothing or a
+    /// consonant cluster English words start with ("NASA", "LAN", "REST" can; "MRI", "HTML", "FFmpeg" cannot).
+    static func sayable(_ lowerW: [UInt8]) -> Bool {
+        guard let v = lowerW.firstIndex(where: { "aeiouy".utf8.contains($0) }) else { return false }
+        if !lowerW.allSatisfy({ $0 >= 97 && $0 <= 122 }) { return false }
+        if v == 0 && lowerW[0] == 121 { return false }
+        let onset = String(decoding: lowerW[0..<v], as: UTF8.self)
+        return onset.count <= 1 && onset != "x" || onsets.contains(onset)
+    }
+    static let onsets: Set<String> = ["bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gl", "gr", "kl", "kn", "kr", "ph", "pl", "pr",
+                                      "qu", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "st", "sw", "th", "tr", "tw", "wh", "wr",
+                                      "sch", "scr", "shr", "spl", "spr", "str", "thr", "squ"]
 
     /// First byte and length of token k (via `candidates`' helpers).
     func tokensText(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (UInt8, Int) {
