@@ -310,11 +310,28 @@ extension Run {
             case .to:
                 if let u = next(k) {
                     let tu = tags(p, u)
-                    if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true {
+                    let tv = prev(k).map { tags(p, $0) }
+                    if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true,
+                       !(tv.map { $0.contains(.adjective) && !$0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty } ?? false) {
+                        // Not "equal to much", "open to much debate": adjectives that take "to".
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
-                    } else if tu.onlyAdjective, !tu.contains(.comparative), endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
-                              prev(k).map({ !tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) }) ?? true {
-                        grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                    } else if endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true, !tu.contains(.comparative) {
+                        // "to loud!", "was to cold": an adjective closing the clause. After a be-verb an adjective that is
+                        // mostly one will do; after another verb only a word that can't be a noun or a verb, and not in
+                        // "from … to …".
+                        let afterBe = tv.map { $0.contains(.auxiliary) } ?? false
+                        let adjective = tu.onlyAdjective || afterBe && tu.contains(.mainAdjective) && !tu.contains(.mainNoun) && !tu.contains(.mainVerb)
+                            && tu.intersection(POSTags.closed).isEmpty
+                        var fromBefore = false
+                        var j = k - 1
+                        while j >= 0, j >= k - 6 {
+                            if tokens[j].hash == Self.fromHash || tokens[j].hash == Self.betweenHash { fromBefore = true }
+                            if tokens[j].flags.contains(.sentenceStart) { break }
+                            j -= 1
+                        }
+                        if adjective, !fromBefore, !Self.pluralNumbers.contains(u.hash), u.hash != WordHash.of("all"), tv.map({ !$0.contains(.verb) || $0.contains(.auxiliary) || tu.onlyAdjective }) ?? true {
+                            grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                        }
                     }
                 } else if endsAfter(k), let v = prev(k), tags(p, v).contains(.objectPronoun) || tags(p, v).contains(.subjectPronoun),
                           !(k >= 2 && tags(p, tokens[k - 2]).contains(.verb)) {
@@ -325,6 +342,10 @@ extension Run {
                     let tu = tags(p, u)
                     if tu.contains(.verb), !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund),
                        !tu.contains(.thirdPerson), Self.hashes("want wants wanted need needs needed going have has had try tried able used").contains(v.hash) {
+                        grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
+                    } else if tu.contains(.determiner) && !tu.contains(.adverb) || tu.contains(.possessive),
+                              tags(p, v).contains(.verb), tags(p, v).intersection(POSTags.closed).isEmpty {
+                        // "going too a concert": a noun phrase after a verb of motion or giving.
                         grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
                     } else if u.hash == Self.loseHash {
                         add(tok.start, u.end, "lose_loose", .grammar, .warning, Messages.tooLoose, [cased("too loose", like: tok, p)], tokens: k..<(k + 2))
@@ -449,6 +470,8 @@ extension Run {
     /// Prepositions that also open a clause ("like they're friends", "as they're leaving").
     static let clausePrepositions = hashes("like as since until till before after than")
     static let likeHash = WordHash.of("like")
+    static let fromHash = WordHash.of("from")
+    static let betweenHash = WordHash.of("between")
     static let thinkVerbs = hashes("assume assumed doubt doubted suspect suspected think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
 
     static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
