@@ -62,6 +62,10 @@ private func corrected(_ text: String) -> String? {
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
         ("Plug in an USB stick.", "Plug in a USB stick."),
+        // there + be, by the number of the noun after them.
+        ("There were child in the yard.", "There was child in the yard."),
+        ("Is there people here?", "Are there people here?"),
+        ("Was there issues with it?", "Were there issues with it?"),
         // to / too.
         ("The soup was to cold.", "The soup was too cold."),
         ("She sang to loud!", "She sang too loud!"),
@@ -93,6 +97,8 @@ private func corrected(_ text: String) -> String? {
         "She spoke of their leaving early.", "Nothing could prevent your going.", "Their rapidly growing city needs water.",
         "It was a NASA probe.", "Fit an LED here.", "Fit a LED here.", "We held a LAN party.", "Call a REST API.",
         "Read the FAQ, a FAQ for all.", "It is an Euler path.", "She met a Mr. Smith.", "It was a Mrs Jones.",
+        "If there were time, we would go.", "There are fish in the lake.", "There were Apple products.", "There is news today.",
+        "There are people who care.", "There are function-like macros.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

@@ -352,6 +352,11 @@ extension Run {
                     }
                 }
             case .were:
+                if let v = prev(k), v.hash == Self.thereHash, let u = next(k) {
+                    // "there were child": not the subjunctive "if there were time".
+                    if !(k >= 2 && tokens[k - 2].hash == WordHash.of("if")) { thereAgreement(p, k, verb: tok, u, plural: true) }
+                    continue
+                }
                 if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
                    tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
@@ -470,6 +475,9 @@ extension Run {
     /// Prepositions that also open a clause ("like they're friends", "as they're leaving").
     static let clausePrepositions = hashes("like as since until till before after than")
     static let likeHash = WordHash.of("like")
+    static let pluralWithoutS = hashes("people police cattle folk")
+    /// Nouns whose plural is their singular ("there are fish in the lake").
+    static let samePlural = hashes("fish sheep deer species series aircraft offspring means salmon trout swine moose bison")
     static let fromHash = WordHash.of("from")
     static let betweenHash = WordHash.of("between")
     static let thinkVerbs = hashes("assume assumed doubt doubted suspect suspected think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
@@ -650,12 +658,19 @@ extension Run {
         let tu = tags(p, u)
         guard tu.intersection(POSTags.closed).isEmpty, !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.gerund),
               !Self.hashes("lots plenty").contains(u.hash) else { return }
-        if !isPluralVerb, tu.contains(.plural), !tu.contains(.mainVerb) || !tu.contains(.thirdPerson) {
+        let after = next(after: u)
+        if after?.flags.contains(.hyphenBefore) == true { return }   // "function-like macros": the noun is further on
+        // "people", "police": plural without an -s.
+        let plural = tu.contains(.plural) || Self.pluralWithoutS.contains(u.hash)
+        if !isPluralVerb, plural, !tu.contains(.mainVerb) || !tu.contains(.thirdPerson)
+            || after.map({ tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty }) ?? true {
             let fix = word == "was" ? "were" : "are"
             let shown = word == "there's" ? "there are" : fix
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(shown, like: t, p)], tokens: k..<(k + 1))
-        } else if isPluralVerb, tu.contains(.mainNoun), !tu.contains(.plural), !tu.contains(.verb) || tu.contains(.mainNoun),
-                  next(after: u).map({ tags(p, $0).contains(.preposition) }) ?? true {
+        } else if isPluralVerb, Self.nounHead(tu), !plural, !Self.samePlural.contains(u.hash),
+                  !u.flags.contains(.capitalized) || u.flags.contains(.sentenceStart),
+                  after.map({ tags(p, $0).contains(.preposition) || $0.hash == WordHash.of("that") }) ?? true {
+            // "there were child", "there are issue with": a singular noun, closing the phrase or before a preposition.
             let fix = word == "were" ? "was" : "is"
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(fix, like: t, p)], tokens: k..<(k + 1))
         }
