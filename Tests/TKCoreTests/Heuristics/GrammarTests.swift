@@ -66,6 +66,10 @@ private func corrected(_ text: String) -> String? {
         ("There were child in the yard.", "There was child in the yard."),
         ("Is there people here?", "Are there people here?"),
         ("Was there issues with it?", "Were there issues with it?"),
+        // affect / effect.
+        ("Floods effect our towns.", "Floods affect our towns."),
+        ("Storms badly effect the harvest.", "Storms badly affect the harvest."),
+        ("Small typos shouldn't effect the meaning.", "Small typos shouldn't affect the meaning."),
         // to / too.
         ("The soup was to cold.", "The soup was too cold."),
         ("She sang to loud!", "She sang too loud!"),
@@ -99,6 +103,8 @@ private func corrected(_ text: String) -> String? {
         "Read the FAQ, a FAQ for all.", "It is an Euler path.", "She met a Mr. Smith.", "It was a Mrs Jones.",
         "If there were time, we would go.", "There are fish in the lake.", "There were Apple products.", "There is news today.",
         "There are people who care.", "There are function-like macros.",
+        "Special effects teams effect change.", "Their efforts effect a change.", "Sound effects matter.",
+        "The law will take effect soon.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

@@ -385,16 +385,24 @@ extension Run {
                 let nounSlot = (tv.contains(.determiner) && v.hash != WordHash.of("that") && v.hash != WordHash.of("which")) || tv.contains(.possessive)
                     || tv.contains(.mainAdjective) || Self.takeEffect.contains(v.hash)
                     || (tv.contains(.mainNoun) && tv.intersection(POSTags.closed).isEmpty && !tv.contains(.plural)
-                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past) }) == true))
+                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past)
+                            || trig == .affect && tags(p, $0).contains(.thirdPerson) && !tags(p, $0).contains(.noun) }) == true))
                     || (v.hash == WordHash.of("and") && k >= 2 && tokens[k - 2].hash == WordHash.of("cause"))
                 if nounSlot {
                     grammarFinding(p, tok, "affect_effect", trig == .affect ? "effect" : "effects", Messages.effect, index: k)
                 }
             case .effect, .effects:
-                guard let v = prev(k) else { continue }
-                if trig == .effect, v.hash == Self.toHash, next(k).map({ Self.hashes("change changes a an real lasting").contains($0.hash) }) == true { continue }
-                let tv = tags(p, v)
-                let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun))
+                guard var v = prev(k) else { continue }
+                // "to effect change", "effect a transformation": the verb "effect" (bring about).
+                if trig == .effect, next(k).map({ Self.hashes("change changes a an real lasting reform reforms").contains($0.hash) }) == true { continue }
+                var tv = tags(p, v)
+                // Past an adverb: "shouldn't effect", "won't immediately effect", "droughts severely effect".
+                let adverbBetween = tv.contains(.adverb) && tv.intersection([.noun, .adjective, .verb]).isEmpty && tv.intersection(POSTags.closed).isEmpty
+                if adverbBetween, let w = prev(k - 1) { v = w; tv = tags(p, w) }
+                let objectAfter = next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || Self.nounHead(tags(p, $0)) } ?? false
+                let pluralSubject = tv.contains(.plural) && Self.nounHead(tv) && objectAfter
+                let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.modal) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun)
+                                                  || pluralSubject)
                     : (Self.hashes("it this that which what he she").contains(v.hash) && next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || tags(p, $0).onlyNoun } == true)
                 if verbSlot, v.hash != WordHash.of("the") {
                     grammarFinding(p, tok, "affect_effect", trig == .effect ? "affect" : "affects", Messages.affect, index: k)
