@@ -105,6 +105,7 @@ private func corrected(_ text: String) -> String? {
         "There are people who care.", "There are function-like macros.",
         "Special effects teams effect change.", "Their efforts effect a change.", "Sound effects matter.",
         "The law will take effect soon.",
+        "The results were the same.", "The changes were a success.", "The rooms were what we wanted.", "People were the point.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

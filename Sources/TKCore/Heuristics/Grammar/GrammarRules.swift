@@ -357,6 +357,8 @@ extension Run {
                     if !(k >= 2 && tokens[k - 2].hash == WordHash.of("if")) { thereAgreement(p, k, verb: tok, u, plural: true) }
                     continue
                 }
+                // A plural noun before "were" is its subject ("The results were the same"), not a verb asking where.
+                if let v = prev(k), tags(p, v).contains(.plural) && tags(p, v).contains(.noun) || Self.pluralWithoutS.contains(v.hash) { continue }
                 if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
                    tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
