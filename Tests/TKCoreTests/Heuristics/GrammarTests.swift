@@ -106,6 +106,8 @@ private func corrected(_ text: String) -> String? {
         "Special effects teams effect change.", "Their efforts effect a change.", "Sound effects matter.",
         "The law will take effect soon.",
         "The results were the same.", "The changes were a success.", "The rooms were what we wanted.", "People were the point.",
+        "But their colour and shape were fine.", "She met all their other neighbours.", "Thank you for your long, kind letter.",
+        "Till the morrow their going was deferred.", "Nothing could prevent its ever happening.", "The whole party were the last to leave.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

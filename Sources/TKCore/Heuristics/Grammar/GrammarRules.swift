@@ -133,7 +133,8 @@ extension Run {
                 }
                 if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
                 // "its probably", "its really": an adverb where the possessive needs its noun.
-                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective) { wrong = true }
+                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective),
+                   !(gerundPhraseSlot(p, prev(k)) && next(k + 1).map({ tags(p, $0).contains(.gerund) }) == true) { wrong = true }
                 if wrong { grammarFinding(p, tok, "its_contraction", "it's", Messages.itsContraction, index: k) }
             case .itsC:
                 guard let u = next(k) else { continue }
@@ -164,6 +165,8 @@ extension Run {
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
                 if tu.contains(.gerund), gerundPhraseSlot(p, prev(k)) { continue }   // "prevent your going"
+                // "for your long, kind letter", "in your last": after a preposition only the possessive can stand.
+                if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash) { continue }
                 var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
                 if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong") || u.hash == WordHash.of("well"),
                    endsAfter(k + 1) { wrong = true }
@@ -206,17 +209,20 @@ extension Run {
                     continue
                 } else if prev(k).map({ tags(p, $0).contains(.preposition) && !Self.clausePrepositions.contains($0.hash) }) == true {
                     continue   // "at their close": after a preposition only the possessive can stand.
+                } else if next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true && tu.contains(.gerund) {
+                    continue   // "their going was deferred": the -ing form is the subject.
                 } else if tu.contains(.determiner) || Self.hashes("going not so very too").contains(u.hash)
                             || u.hash == Self.toHash && next(k + 1) != nil
                             || tu.contains(.gerund) && !gerundPhraseSlot(p, prev(k))
                                 && (!tu.contains(.noun) || next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true)
+                                && next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty }) ?? true
                             || (tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun))
                                 && (endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash }) == true)
                             || adverbThenPredicate(p, k) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
                 } else if !tu.contains(.noun), !tu.contains(.determiner),
                           !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
-                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.adjective) || tu.contains(.past) || tu.contains(.gerund) {
+                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.past) || tu.contains(.gerund) {
                     // "Their in the kitchen" (they are) / "meet their after work" (a place).
                     let afterVerb = prev(k).map { tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) } ?? false
                     if afterVerb && tu.contains(.preposition) || afterVerb && Self.hashes("again already").contains(u.hash) && !tok.flags.contains(.sentenceStart) {
@@ -358,7 +364,9 @@ extension Run {
                     continue
                 }
                 // A plural noun before "were" is its subject ("The results were the same"), not a verb asking where.
-                if let v = prev(k), tags(p, v).contains(.plural) && tags(p, v).contains(.noun) || Self.pluralWithoutS.contains(v.hash) { continue }
+                if let v = prev(k), tags(p, v).contains(.plural) && tags(p, v).contains(.noun) || Self.pluralWithoutS.contains(v.hash)
+                    || tags(p, v).contains(.noun) && k >= 2 && !v.flags.contains(.breakBefore)
+                        && Self.modifiesNoun(tags(p, tokens[k - 2])) { continue }
                 if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
                    tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
@@ -471,6 +479,11 @@ extension Run {
         if k + 3 < n, !currentTokens[k + 3].flags.contains(.breakBefore), Self.nounHead(tags(p, currentTokens[k + 3])),
            !tw.contains(.preposition) { return false }
         return true
+    }
+
+    /// A word that stands before a noun it belongs to: a determiner, a possessive, an adjective that is no verb.
+    static func modifiesNoun(_ t: POSTags) -> Bool {
+        t.contains(.determiner) || t.contains(.possessive) || t.contains(.adjective) && !t.contains(.verb) && t.intersection(POSTags.closed).isEmpty
     }
 
     /// Words that head a noun phrase: nouns that are not also adverbs, -ing or past forms, nor function words.
