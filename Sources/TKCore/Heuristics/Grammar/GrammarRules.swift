@@ -220,6 +220,11 @@ extension Run {
                                 && (endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash }) == true)
                             || adverbThenPredicate(p, k) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection(POSTags.closed).isEmpty,
+                          tu.contains(.preposition) && next(k + 1).map({ !tu.contains(.adjective) || !Self.nounHead(tags(p, $0)) }) == true
+                            || Self.hashes("and or").contains(u.hash) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.noun) }) == true {
+                    // "meet their at noon", "stop their and refuel": a place after a verb.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                 } else if !tu.contains(.noun), !tu.contains(.determiner),
                           !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
                           tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.past) || tu.contains(.gerund) {
@@ -260,7 +265,10 @@ extension Run {
                     let objectSlot = afterVerbOrPrep && !tv.contains(.auxiliary) && !tv.contains(.modal)
                         && !(tv.contains(.verb) && !tv.contains(.noun) && !tv.contains(.adjective))
                         && !(tu.contains(.thirdPerson) && next(k + 1).map({ $0.hash == Self.toHash || tags(p, $0).contains(.determiner) }) == true)
-                    if verbFollows && !tu.contains(.mainVerb) || verbFollows && tu.contains(.mainNoun) || objectSlot || tu.onlyNoun && opensClause && !endsAfter(k + 1) {
+                    // Before an auxiliary a bare verb can't stand ("There answer was"): any noun reading will do.
+                    let auxFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                    if verbFollows && !tu.contains(.mainVerb) || verbFollows && tu.contains(.mainNoun) || auxFollows && !tu.contains(.thirdPerson)
+                        || objectSlot || tu.onlyNoun && opensClause && !endsAfter(k + 1) {
                         grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                     }
                 } else if tu.onlyAdjective, tv.contains(.noun), tv.intersection(POSTags.closed).isEmpty, afterVerbOrPrep || opensClause {
@@ -285,6 +293,11 @@ extension Run {
                 } ?? false
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash),
+                          !Self.placeParticles.contains(v.hash), v.hash != WordHash.of("for"),
+                          tu.contains(.noun) || tu.contains(.adjective), !tu.contains(.gerund), !tu.contains(.adverb) || tu.contains(.noun) {
+                    // "narratives about they're past": after a preposition only the possessive can stand.
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 } else if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition) {
                     // "over they're by the window".
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
@@ -294,7 +307,8 @@ extension Run {
                     let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
                         || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
                     let singular = !tu.contains(.plural)
-                    if verbFollows && (before == nil || tok.flags.contains(.sentenceStart) || objectSlot) || objectSlot && (singular || !tv.contains(.verb) || tv.contains(.noun)) {
+                    let opens = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
+                    if verbFollows && (opens || objectSlot) || objectSlot && (singular || !tv.contains(.verb) || tv.contains(.noun)) {
                         grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                     }
                 }
