@@ -62,6 +62,8 @@ private func corrected(_ text: String) -> String? {
         ("We can rest their and eat.", "We can rest there and eat."),
         ("There reply was short.", "Their reply was short."),
         ("Stories about they're youth.", "Stories about their youth."),
+        ("That is easier done then said.", "That is easier done than said."),
+        ("Wait until than, please.", "Wait until then, please."),
         // a/an: letters said one by one unless the word can be said whole.
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
@@ -113,6 +115,7 @@ private func corrected(_ text: String) -> String? {
         "But their colour and shape were fine.", "She met all their other neighbours.", "Thank you for your long, kind letter.",
         "Till the morrow their going was deferred.", "Nothing could prevent its ever happening.", "The whole party were the last to leave.",
         "They relived their past lives.", "They love their and our kids.", "There seem to be two.", "Look at what they're doing.",
+        "The older children then left.", "Bigger houses then appeared.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

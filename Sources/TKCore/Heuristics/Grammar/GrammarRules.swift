@@ -317,12 +317,21 @@ extension Run {
                 let tv = tags(p, v)
                 let isComparative = Self.comparatives.contains(v.hash) || tv.contains(.comparative)
                     || (k >= 2 && Self.hashes("more less").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
+                    // "easier said then done", "better late then never": a comparative, then a word that is no noun.
+                    || (k >= 2 && !tokens[k - 1].flags.contains(.breakBefore) && tags(p, tokens[k - 2]).contains(.comparative)
+                        && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                        && (tv.contains(.past) || tv.contains(.adjective) || tv.contains(.adverb)))
                 if isComparative, !Self.thenOK.contains(v.hash), next(k) != nil {
                     grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
                 }
             case .than:
                 if tok.flags.contains(.sentenceStart) || prev(k).map({ Self.thenOK.contains($0.hash) && $0.hash != WordHash.of("but") }) == true {
                     if let v = prev(k), Self.comparatives.contains(v.hash) { continue }
+                    // "until than,": a time word closing the clause.
+                    if endsAfter(k), let v = prev(k), Self.hashes("until till since by from").contains(v.hash) {
+                        grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
+                        continue
+                    }
                     if next(k).map({ tags(p, $0).contains(.subjectPronoun) || tags(p, $0).contains(.determiner) || tags(p, $0).contains(.verb) }) == true {
                         grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
                     }
