@@ -202,7 +202,10 @@ extension Run {
                     continue
                 }
                 let tu = tags(p, u)
-                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition), !tok.flags.contains(.sentenceStart) {
+                    // "over their by the window": a place.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                } else if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
                     || (tu.contains(.modal) || (tu.contains(.auxiliary) && !tu.contains(.gerund))) && u.hash != WordHash.of("being") {
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                 } else if u.hash == Self.ownHash {
@@ -248,14 +251,27 @@ extension Run {
                 }
                 // "There are", "is that there", "was there money", "over there": a place, an opener, a question.
                 if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false { continue }
-                if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
+                // Opening a sentence: "There planning a trip", "There still waiting", "There ready to go" (they're).
+                let opensWithPredicate = tok.flags.contains(.sentenceStart) && (
+                    tu.contains(.gerund) && u.hash != Self.beingHash
+                        && next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true
+                    || adverbThenPredicate(p, k) && next(k + 1).map({ t in
+                        let tw = tags(p, t)
+                        return tw.contains(.gerund) || tw.contains(.adjective) && !tw.contains(.past) && !tw.contains(.verb)
+                    }) == true
+                        // Not an inversion: "There still standing is the old mill".
+                        && next(k + 2).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty }) ?? true
+                    || tu.contains(.mainAdjective) && tu.intersection([.mainNoun, .mainVerb, .past, .gerund]).isEmpty
+                        && next(k + 1).map({ $0.hash == Self.toHash }) == true)
+                if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) || opensWithPredicate {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
                     continue
                 }
                 let tv = next(k + 1).map { tags(p, $0) } ?? []
                 let before = prev(k).map { tags(p, $0) }
                 // Where a possessive may stand: after a verb or a preposition, or opening a clause.
-                let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty } ?? false
+                let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty
+                    || $0.contains(.objectPronoun) && !$0.contains(.subjectPronoun) } ?? false
                 let opensClause = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
                 if Self.nounHead(tu), !Self.timeNouns.contains(u.hash), afterVerbOrPrep || opensClause {
                     // "There dog is barking", "and there needs were met": a noun subject before its verb.
