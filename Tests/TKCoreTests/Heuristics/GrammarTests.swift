@@ -69,6 +69,9 @@ private func corrected(_ text: String) -> String? {
         ("There eager to help.", "They're eager to help."),
         ("Please pass me there plates.", "Please pass me their plates."),
         ("Leave the boxes over their by the door.", "Leave the boxes over there by the door."),
+        ("Thanks for you're advice.", "Thanks for your advice."),
+        ("Did you drop you're gloves?", "Did you drop your gloves?"),
+        ("Your taller than him.", "You're taller than him."),
         // a/an: letters said one by one unless the word can be said whole.
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
@@ -123,6 +126,7 @@ private func corrected(_ text: String) -> String? {
         "The older children then left.", "Bigger houses then appeared.",
         "There once lived a king.", "There still remains a problem.", "There in the distance stood a tower.", "There still standing is the old mill.",
         "There really is no need.", "Take me there tomorrow.", "Put us there first.", "They took over their father's shop.",
+        "I know you're friends.", "I'm glad you're home.", "This is for you're friends.", "I bet you're tired.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

@@ -177,6 +177,8 @@ extension Run {
                 }
                 // "your completely out of ideas", "your totally committed": an adverb, then what you are.
                 if !wrong, adverbThenPredicate(p, k) { wrong = true }
+                // "Your smarter than that": a comparison.
+                if !wrong, tu.contains(.comparative), !tu.contains(.noun), next(k + 1).map({ $0.hash == WordHash.of("than") }) == true { wrong = true }
                 // "Your cool." alone: a predicate, not a thing owned.
                 if !wrong, tok.flags.contains(.sentenceStart), endsAfter(k + 1), tu.contains(.adjective), !tu.contains(.mainNoun),
                    tu.intersection(POSTags.closed).isEmpty, !tu.contains(.comparative) { wrong = true }
@@ -190,7 +192,16 @@ extension Run {
                 if wrong { grammarFinding(p, tok, "your_youre", "you're", Messages.youre, index: k) }
             case .youre:
                 guard let u = next(k) else { continue }
-                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && next(k + 1).map { tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false } == true) {
+                // After a verb of doing, a preposition or a determiner, before a noun: "thanks for you're help", "lose you're keys".
+                let objectSlot = prev(k).map { v in
+                    let tv = tags(p, v)
+                    return !Self.thinkVerbs.contains(v.hash) && !Self.clausePrepositions.contains(v.hash) && v.hash != WordHash.of("for")
+                        && (tv.contains(.preposition) || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty)
+                } ?? false
+                let forHelp = prev(k).map { $0.hash == WordHash.of("for") } == true && Self.nounHead(tags(p, u)) && !tags(p, u).contains(.plural)
+                    && next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty && !tags(p, $0).contains(.gerund) }) ?? true
+                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && next(k + 1).map { tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false } == true)
+                    || objectSlot && Self.nounHead(tags(p, u)) && !tags(p, u).contains(.adjective) || forHelp {
                     grammarFinding(p, tok, "your_youre", "your", Messages.your, index: k)
                 }
             case .their:
