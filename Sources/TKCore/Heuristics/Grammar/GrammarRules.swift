@@ -482,6 +482,11 @@ extension Run {
                     grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
                 }
             case .i, .iContraction:
+                // "I has", "I goes": the pronoun, not a numeral ("World War I has") nor a letter.
+                if trig == .i, p[tok.start] == 73, prev(k).map({ !$0.flags.contains(.capitalized) || !tags(p, $0).intersection(POSTags.closed).isEmpty }) ?? true,
+                   let (u, j) = verbAfterSubject(p, k), !Self.hashes("is was").contains(u.hash) {
+                    agreement(p, k, .i, u, at: j, tokens: tokens, prev: prev(k))
+                }
                 if p[tok.start] == 105, !tok.flags.contains(.hyphenBefore), next(k).map({ !$0.flags.contains(.hyphenBefore) }) ?? true,
                    !(tok.end < p.count && (p[tok.end] == 46 || p[tok.end] == 41)) {
                     let w = text(tok.start, tok.end)
@@ -490,9 +495,17 @@ extension Run {
             case .theirs:
                 grammarFinding(p, tok, "there_their", "there's", Messages.there, index: k)
             case .theres:
-                if let u = next(k) { thereAgreement(p, k, verb: tok, u, plural: false) }
+                if let u = next(k) {
+                    if Self.pluralNumbers.contains(u.hash), next(k + 1).map({ $0.hash != WordHash.of("of") }) ?? true {
+                        // "There's five apps".
+                        add(tok.start, tok.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre("'s", "are"),
+                            [cased("there are", like: tok, p)], tokens: k..<(k + 1))
+                    } else {
+                        thereAgreement(p, k, verb: tok, u, plural: false)
+                    }
+                }
             case .he, .she, .it, .they, .we, .you:
-                if let u = next(k) { agreement(p, k, trig, u, tokens: tokens, prev: prev(k)) }
+                if let (u, j) = verbAfterSubject(p, k) { agreement(p, k, trig, u, at: j, tokens: tokens, prev: prev(k)) }
             case .isW, .are, .was, .am:
                 if let v = prev(k), v.hash == Self.iHash || v.hash == Self.thereHash {
                     beAgreement(p, k, trig, subject: v, next: next(k))
@@ -534,6 +547,23 @@ extension Run {
     /// A word that stands before a noun it belongs to: a determiner, a possessive, an adjective that is no verb.
     static func modifiesNoun(_ t: POSTags) -> Bool {
         t.contains(.determiner) || t.contains(.possessive) || t.contains(.adjective) && !t.contains(.verb) && t.intersection(POSTags.closed).isEmpty
+    }
+
+    /// The verb after the subject at k, past one adverb ("She always go"), and its index.
+    func verbAfterSubject(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (Token, Int)? {
+        let n = currentTokens.count
+        guard k + 1 < n else { return nil }
+        let u = currentTokens[k + 1]
+        if u.flags.contains(.breakBefore) || u.flags.contains(.opaque) || u.flags.contains(.sentenceStart) || u.flags.contains(.hyphenBefore) { return nil }
+        let tu = tags(p, u)
+        let adverb = tu.contains(.adverb) && tu.intersection([.noun, .verb, .adjective]).isEmpty && tu.intersection(POSTags.closed).isEmpty
+            || Self.notMiddle.contains(u.hash) && u.hash != WordHash.of("not")
+        if adverb, k + 2 < n {
+            let w = currentTokens[k + 2]
+            if w.flags.contains(.breakBefore) || w.flags.contains(.opaque) || w.flags.contains(.hyphenBefore) { return nil }
+            return (w, k + 2)
+        }
+        return (u, k + 1)
     }
 
     /// Words that head a noun phrase: nouns that are not also adverbs, -ing or past forms, nor function words.
@@ -652,7 +682,7 @@ extension Run {
     }
 
     /// "He go", "She have", "They goes", "I has".
-    mutating func agreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ subject: Trigger, _ u: Token, tokens: [Token], prev: Token?) {
+    mutating func agreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ subject: Trigger, _ u: Token, at j: Int, tokens: [Token], prev: Token?) {
         let tu = tags(p, u)
         let w = lower(p, u)
         let word = String(decoding: w, as: UTF8.self)
@@ -671,19 +701,26 @@ extension Run {
             case "haven't": fix = "hasn't"
             case "like": fix = "likes"
             case "are": fix = "is"
-            case "were": return   // subjunctive: "if he were"
+            case "were":
+                // Not the subjunctive ("if he were", "I wish she were"): only opening a sentence or after and/but/so.
+                guard prev == nil || prev.map({ Self.hashes("and but so because when while").contains($0.hash) }) == true,
+                      !currentTokens[k].flags.contains(.breakBefore) || currentTokens[k].flags.contains(.sentenceStart),
+                      !(k >= 1 && currentTokens[k - 1].hash == WordHash.of("if")) else { return }
+                fix = "was"
             case "am": fix = "is"
             default:
-                guard tu.contains(.verb), tu.contains(.mainVerb) || !tu.intersection([.mainNoun, .mainAdjective, .mainAdverb, .adverb]).isEmpty == false,
+                // After "he" a noun reading is out: a word that may be a verb and is no adverb or adjective is one
+                // ("He walk to school"), unless "of" follows ("he sort of smiled").
+                guard tu.contains(.verb), tu.contains(.mainVerb) || !tu.contains(.adverb) && !tu.contains(.adjective) && !tu.contains(.mainAdverb),
                       tu.intersection([.thirdPerson, .past, .gerund, .plural, .sameInPast]).isEmpty,
-                      tu.intersection(POSTags.closed).isEmpty else { return }
+                      tu.intersection(POSTags.closed).isEmpty, next(after: u).map({ $0.hash != WordHash.of("of") }) ?? true else { return }
                 // "He, like, …" and other words that are rarely verbs after a pronoun.
                 if w.count < 2 { return }
                 fix = Self.thirdPersonForm(word)
             }
             // "if he were", "he need not" and the like are too rare to flag; questions ("does he go") are not here.
             if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) { return }
-            if let fix { add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2)) }
+            if let fix { add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: j..<(j + 1)) }
         } else {
             var fix: String?
             switch word {
@@ -699,7 +736,7 @@ extension Run {
             }
             if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) || tags(p, prev).contains(.preposition) { return }
             if let fix, !fix.isEmpty {
-                add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2))
+                add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: j..<(j + 1))
             }
         }
     }
