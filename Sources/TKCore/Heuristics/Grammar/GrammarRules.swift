@@ -28,7 +28,7 @@ extension Run {
         Set(s.split(separator: " ").map { WordHash.of($0) })
     }
 
-    static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't")
+    static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't i'd you'd he'd she'd we'd they'd")
     static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower")
     static let thenOK = hashes("back and since until till just now even but only by from")
     static let causativeVerbs = hashes("make makes made let lets help helps helped see saw watch watched have has had hear heard")
@@ -121,6 +121,11 @@ extension Run {
                 if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for if when because unless enough").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
                     wrong = true
                 }
+                // "Its to late": never "to" after a possessive (but "its to-do list").
+                if !wrong, u.hash == Self.toHash, next(k + 1) != nil { wrong = true }
+                // "Its true." "Its over.": a sentence of two words whose second is no noun.
+                if !wrong, tok.flags.contains(.sentenceStart), endsAfter(k + 1), !tu.contains(.mainNoun), !tu.isEmpty, u.hash != Self.ownHash,
+                   tu.contains(.adjective) || tu.contains(.preposition) || tu.contains(.adverb) { wrong = true }
                 // "Its had", "its anyone": a possessive needs a noun, never an auxiliary or an indefinite pronoun.
                 if !wrong, tu.contains(.indefinite) || tu.contains(.auxiliary) && !tu.contains(.gerund) { wrong = true }
                 // "Its called recursion": a participle that is neither noun nor adjective opening the sentence.
@@ -154,10 +159,12 @@ extension Run {
                           !tags(p, u).contains(.past), u.hash != WordHash.of("not"),
                           tags(p, u).contains(.mainNoun) || tags(p, u).contains(.adjective) && next(k + 1).map({ tags(p, $0).contains(.noun) }) == true || u.flags.contains(.numeric) || Self.isOrdinal(p, u) {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
-                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && Self.nounHead(tags(p, u))), let v = next(k + 1) {
+                } else if tags(p, u).onlyNoun || Self.nounHead(tags(p, u)), let v = next(k + 1) {
                     let tv = tags(p, v)
-                    if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
-                        || (tv.contains(.past) && !tv.contains(.noun)) {
+                    // A noun before an auxiliary is a subject ("it's colour is red"); before another verb only a plain noun.
+                    let plainNoun = tags(p, u).onlyNoun || tags(p, u).contains(.plural)
+                    if tv.contains(.auxiliary) || tv.contains(.modal) || plainNoun && (tv.contains(.thirdPerson) && !tv.contains(.plural)
+                        || (tv.contains(.past) && !tv.contains(.noun))) {
                         grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
                     }
                 }
@@ -367,7 +374,11 @@ extension Run {
                 if let u = next(k) {
                     let tu = tags(p, u)
                     let tv = prev(k).map { tags(p, $0) }
-                    if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true,
+                    let afterBeOrDegree = tv.map { $0.contains(.auxiliary) || $0.contains(.degree) } ?? false
+                    // "to many" after a verb of giving or speaking is right ("spoke to many people").
+                    let manyAfterVerb = u.hash == WordHash.of("many") && tv.map({ $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty }) == true
+                    if Self.muchMany.contains(u.hash), !manyAfterVerb, endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb)
+                        || afterBeOrDegree && (Self.nounHead(tags(p, $0)) || Self.pluralWithoutS.contains($0.hash)) }) == true,
                        !(tv.map { $0.contains(.adjective) && !$0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty } ?? false) {
                         // Not "equal to much", "open to much debate": adjectives that take "to".
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
@@ -376,8 +387,11 @@ extension Run {
                         // mostly one will do; after another verb only a word that can't be a noun or a verb, and not in
                         // "from … to …".
                         let afterBe = tv.map { $0.contains(.auxiliary) } ?? false
+                        let stored = POSLexicon.shared.stored(u.hash)
                         let adjective = tu.onlyAdjective || afterBe && tu.contains(.mainAdjective) && !tu.contains(.mainNoun) && !tu.contains(.mainVerb)
                             && tu.intersection(POSTags.closed).isEmpty
+                            // "was to tired": stored as an adjective only, whatever the verb it comes from.
+                            || afterBe && stored.contains(.adjective) && stored.intersection([.noun, .verb]).isEmpty && stored.intersection(POSTags.closed).isEmpty
                         var fromBefore = false
                         var j = k - 1
                         while j >= 0, j >= k - 6 {
