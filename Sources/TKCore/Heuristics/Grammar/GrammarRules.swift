@@ -220,6 +220,25 @@ extension Run {
                     continue
                 }
                 let tu = tags(p, u)
+                if let v = prev(k), v.flags.contains(.sentenceStart), Self.hashes("is are was were").contains(v.hash),
+                   tu.contains(.determiner) || tu.contains(.indefinite) || Self.pluralNumbers.contains(u.hash) {
+                    // "Is their a problem?": the opener of a question.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.thinkVerbs.contains(v.hash),
+                   tu.contains(.gerund) && next(k + 1).map({ !Self.nounHead(tags(p, $0)) }) ?? true
+                    || (tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun)) && endsAfter(k + 1) {
+                    // "I know their coming", "I think their right.".
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
+                if tok.flags.contains(.sentenceStart), tu.contains(.gerund), let w = next(k + 1), tags(p, w).contains(.preposition) || tags(p, w).contains(.adverb) && !tags(p, w).contains(.noun),
+                   !auxiliaryAhead(p, from: k + 2, within: 6) {
+                    // "Their coming over tonight".
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
                 if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition), !tok.flags.contains(.sentenceStart) {
                     // "over their by the window": a place.
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
@@ -232,7 +251,7 @@ extension Run {
                     continue   // "at their close": after a preposition only the possessive can stand.
                 } else if next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true && tu.contains(.gerund) {
                     continue   // "their going was deferred": the -ing form is the subject.
-                } else if tu.contains(.determiner) || Self.hashes("going not so very too").contains(u.hash)
+                } else if tu.contains(.determiner) || Self.hashes("going gonna not so very too").contains(u.hash)
                             || u.hash == Self.toHash && next(k + 1) != nil
                             || tu.contains(.gerund) && !gerundPhraseSlot(p, prev(k))
                                 && (!tu.contains(.noun) || next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true)
@@ -291,7 +310,21 @@ extension Run {
                 let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty
                     || $0.contains(.objectPronoun) && !$0.contains(.subjectPronoun) } ?? false
                 let opensClause = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
-                if Self.nounHead(tu), !Self.timeNouns.contains(u.hash), afterVerbOrPrep || opensClause {
+                // "It is there fault.": a subject, a be-verb, then a noun closing the clause.
+                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore), !v.flags.contains(.sentenceStart),
+                   tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
+                   Self.nounHead(tu), tu.contains(.mainNoun) || tu.onlyNoun, !Self.timeNouns.contains(u.hash), endsAfter(k + 1) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                // "sold there old house": an adjective and its noun after a verb.
+                if afterVerbOrPrep, before.map({ $0.contains(.verb) }) == true, tu.contains(.mainAdjective), !tu.contains(.mainAdverb),
+                   tu.intersection(POSTags.closed).isEmpty, !Self.quantifiers.contains(u.hash), let w = next(k + 1), Self.nounHead(tags(p, w)),
+                   !Self.timeNouns.contains(w.hash) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                if Self.nounHead(tu), !Self.timeNouns.contains(u.hash), !Self.quantifiers.contains(u.hash), afterVerbOrPrep || opensClause {
                     // "There dog is barking", "and there needs were met": a noun subject before its verb.
                     let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
                         || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
@@ -305,18 +338,48 @@ extension Run {
                         || objectSlot || tu.onlyNoun && opensClause && !endsAfter(k + 1) {
                         grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                     }
-                } else if tu.onlyAdjective, tv.contains(.noun), tv.intersection(POSTags.closed).isEmpty, afterVerbOrPrep || opensClause {
+                } else if tu.onlyAdjective, tv.contains(.noun), tv.intersection(POSTags.closed).isEmpty, afterVerbOrPrep || opensClause,
+                          !Self.quantifiers.contains(u.hash), next(k + 1).map({ !Self.timeNouns.contains($0.hash) }) ?? true {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 }
             case .theyre:
+                // After a verb of doing (or its object): "I went they're", "Put it they're".
+                let afterDoing = prev(k).map { v in
+                    let tv = tags(p, v)
+                    if tv.contains(.verb), tv.intersection(POSTags.closed).isEmpty, !Self.thinkVerbs.contains(v.hash) { return true }
+                    return tv.contains(.objectPronoun) && k >= 2 && !tokens[k - 1].flags.contains(.breakBefore)
+                        && tags(p, tokens[k - 2]).contains(.verb) && tags(p, tokens[k - 2]).intersection(POSTags.closed).isEmpty
+                        && !Self.thinkVerbs.contains(tokens[k - 2].hash)
+                } ?? false
                 guard let u = next(k) else {
                     // "over they're." — a place.
-                    if endsAfter(k), let v = prev(k), Self.placeParticles.contains(v.hash) {
+                    if endsAfter(k), let v = prev(k), Self.placeParticles.contains(v.hash) || afterDoing {
                         grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                     }
                     continue
                 }
                 let tu = tags(p, u)
+                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                    || afterDoing && (Self.hashes("yesterday today tomorrow again already now").contains(u.hash)) {
+                    // "They're is a cat", "I went they're yesterday".
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    continue
+                }
+                if tu.contains(.mainAdjective), !tu.contains(.mainAdverb), tu.intersection(POSTags.closed).isEmpty,
+                   let w = next(k + 1), Self.nounHead(tags(p, w)),
+                   afterDoing && !tags(p, w).contains(.plural) || afterDoing && prev(k).map({ !tags(p, $0).contains(.objectPronoun) }) == true
+                    || (prev(k) == nil || tok.flags.contains(.sentenceStart)) && next(k + 2).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true {
+                    // "visited they're old school", "They're new car is red".
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore),
+                   tags(p, tokens[k - 2]).contains(.noun) || tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
+                   Self.nounHead(tu), !tu.contains(.plural) {
+                    // "That is they're problem".
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
                 let before = prev(k).map { tags(p, $0) }
                 // After a verb of doing (not of saying or thinking), a preposition or an object pronoun a clause cannot start.
                 let objectSlot = prev(k).map { v in
@@ -563,6 +626,19 @@ extension Run {
         t.contains(.determiner) || t.contains(.possessive) || t.contains(.adjective) && !t.contains(.verb) && t.intersection(POSTags.closed).isEmpty
     }
 
+    /// Whether an auxiliary or modal comes within `within` tokens from index `from`, in the same clause
+    /// ("Their walking in the park was nice": the -ing phrase is a subject).
+    func auxiliaryAhead(_ p: UnsafeBufferPointer<UInt8>, from: Int, within: Int) -> Bool {
+        var i = from
+        while i < currentTokens.count, i < from + within {
+            let t = currentTokens[i]
+            if t.flags.contains(.breakBefore) || t.flags.contains(.sentenceStart) { return false }
+            if tags(p, t).intersection([.auxiliary, .modal]).isEmpty == false { return true }
+            i += 1
+        }
+        return false
+    }
+
     /// The verb after the subject at k, past one adverb ("She always go"), and its index.
     func verbAfterSubject(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (Token, Int)? {
         let n = currentTokens.count
@@ -593,6 +669,8 @@ extension Run {
     static let clausePrepositions = hashes("like as since until till before after than")
     static let likeHash = WordHash.of("like")
     static let pluralWithoutS = hashes("people police cattle folk")
+    /// Numbers and quantifiers, which "there" may precede as an adverb ("lived there many years", "stayed there all night").
+    static let quantifiers = hashes("one two three four five six seven eight nine ten several many few both all some each every most half much")
     /// Nouns whose plural is their singular ("there are fish in the lake").
     static let samePlural = hashes("fish sheep deer species series aircraft offspring means salmon trout swine moose bison")
     static let fromHash = WordHash.of("from")
