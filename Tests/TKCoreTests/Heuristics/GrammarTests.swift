@@ -79,6 +79,9 @@ private func corrected(_ text: String) -> String? {
         ("They're is a dog.", "There is a dog."),
         ("We drove they're yesterday.", "We drove there yesterday."),
         ("That is they're choice.", "That is their choice."),
+        ("It is there fault.", "It is their fault."),
+        ("Ask if their leaving soon.", "Ask if they're leaving soon."),
+        ("Their here already.", "They're here already."),
         // a/an: letters said one by one unless the word can be said whole.
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
@@ -150,6 +153,7 @@ private func corrected(_ text: String) -> String? {
         "I spoke to many people.", "He gave to many charities.", "Its to-do list is long.", "He is to go to school.",
         "They lived there many years.", "He stayed there all night.", "We got there late evening.", "Is there time?",
         "It is there somewhere.", "Their walking in the park was nice.", "I know they're old friends.", "Their coming was a surprise.",
+        "It is there now.", "If their coming was planned, fine.", "If their car is red, buy it.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

@@ -233,6 +233,12 @@ extension Run {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
                     continue
                 }
+                if let v = prev(k), Self.hashes("if whether because when while since").contains(v.hash), tu.contains(.gerund),
+                   next(k + 1).map({ !Self.nounHead(tags(p, $0)) }) ?? true, !auxiliaryAhead(p, from: k + 2, within: 6) {
+                    // "Do you know if their coming?"
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
                 if tok.flags.contains(.sentenceStart), tu.contains(.gerund), let w = next(k + 1), tags(p, w).contains(.preposition) || tags(p, w).contains(.adverb) && !tags(p, w).contains(.noun),
                    !auxiliaryAhead(p, from: k + 2, within: 6) {
                     // "Their coming over tonight".
@@ -251,7 +257,7 @@ extension Run {
                     continue   // "at their close": after a preposition only the possessive can stand.
                 } else if next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true && tu.contains(.gerund) {
                     continue   // "their going was deferred": the -ing form is the subject.
-                } else if tu.contains(.determiner) || Self.hashes("going gonna not so very too").contains(u.hash)
+                } else if tu.contains(.determiner) || Self.hashes("going gonna not so very too here").contains(u.hash)
                             || u.hash == Self.toHash && next(k + 1) != nil
                             || tu.contains(.gerund) && !gerundPhraseSlot(p, prev(k))
                                 && (!tu.contains(.noun) || next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true)
@@ -286,6 +292,13 @@ extension Run {
                    v.flags.contains(.sentenceStart) || prev(k - 1).map({ tags(p, $0).contains(.conjunction) }) ?? true {
                     thereAgreement(p, k - 1, verb: v, u, plural: false)
                 }
+                // "It is there fault.": a subject, a be-verb, then a noun closing the clause.
+                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore), !v.flags.contains(.sentenceStart),
+                   tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
+                   Self.nounHead(tu), tu.contains(.mainNoun) || tu.onlyNoun, !Self.timeNouns.contains(u.hash), endsAfter(k + 1) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
                 // "There are", "is that there", "was there money", "over there": a place, an opener, a question.
                 if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false { continue }
                 // Opening a sentence: "There planning a trip", "There still waiting", "There ready to go" (they're).
@@ -310,13 +323,6 @@ extension Run {
                 let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty
                     || $0.contains(.objectPronoun) && !$0.contains(.subjectPronoun) } ?? false
                 let opensClause = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
-                // "It is there fault.": a subject, a be-verb, then a noun closing the clause.
-                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore), !v.flags.contains(.sentenceStart),
-                   tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
-                   Self.nounHead(tu), tu.contains(.mainNoun) || tu.onlyNoun, !Self.timeNouns.contains(u.hash), endsAfter(k + 1) {
-                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
-                    continue
-                }
                 // "sold there old house": an adjective and its noun after a verb.
                 if afterVerbOrPrep, before.map({ $0.contains(.verb) }) == true, tu.contains(.mainAdjective), !tu.contains(.mainAdverb),
                    tu.intersection(POSTags.closed).isEmpty, !Self.quantifiers.contains(u.hash), let w = next(k + 1), Self.nounHead(tags(p, w)),
