@@ -82,6 +82,8 @@ private func corrected(_ text: String) -> String? {
         ("It is there fault.", "It is their fault."),
         ("Ask if their leaving soon.", "Ask if they're leaving soon."),
         ("Their here already.", "They're here already."),
+        ("You bike was stolen.", "Your bike was stolen."),
+        ("You are to kind.", "You are too kind."),
         // a/an: letters said one by one unless the word can be said whole.
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
@@ -154,6 +156,7 @@ private func corrected(_ text: String) -> String? {
         "They lived there many years.", "He stayed there all night.", "We got there late evening.", "Is there time?",
         "It is there somewhere.", "Their walking in the park was nice.", "I know they're old friends.", "Their coming was a surprise.",
         "It is there now.", "If their coming was planned, fine.", "If their car is red, buy it.",
+        "You students should listen.", "You guys are great.", "It is to blame.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

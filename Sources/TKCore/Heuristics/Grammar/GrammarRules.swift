@@ -461,6 +461,8 @@ extension Run {
                             && tu.intersection(POSTags.closed).isEmpty
                             // "was to tired": stored as an adjective only, whatever the verb it comes from.
                             || afterBe && stored.contains(.adjective) && stored.intersection([.noun, .verb]).isEmpty && stored.intersection(POSTags.closed).isEmpty
+                            // "are to kind": an adjective that is also a rare noun, never a verb.
+                            || afterBe && tu.contains(.adjective) && !tu.contains(.mainNoun) && !tu.contains(.verb) && tu.intersection(POSTags.closed).isEmpty
                         var fromBefore = false
                         var j = k - 1
                         while j >= 0, j >= k - 6 {
@@ -587,7 +589,16 @@ extension Run {
                         thereAgreement(p, k, verb: tok, u, plural: false)
                     }
                 }
-            case .he, .she, .it, .they, .we, .you:
+            case .you:
+                // "You car is parked outside": a singular noun with its own verb after it — the possessive.
+                if let u = next(k), p[tok.start] == 89 || p[tok.start] == 121, Self.nounHead(tags(p, u)), !tags(p, u).contains(.plural),
+                   !tags(p, u).contains(.mainVerb), !tags(p, u).contains(.adjective), let v = next(k + 1),
+                   tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) {
+                    grammarFinding(p, tok, "your_youre", "your", Messages.yourPossessive, index: k)
+                } else if let (u, j) = verbAfterSubject(p, k) {
+                    agreement(p, k, trig, u, at: j, tokens: tokens, prev: prev(k))
+                }
+            case .he, .she, .it, .they, .we:
                 if let (u, j) = verbAfterSubject(p, k) { agreement(p, k, trig, u, at: j, tokens: tokens, prev: prev(k)) }
             case .isW, .are, .was, .am:
                 if let v = prev(k), v.hash == Self.iHash || v.hash == Self.thereHash {
@@ -948,6 +959,7 @@ extension Messages {
     static let itsPossessive = "\u{201C}it's\u{201D} means \u{201C}it is\u{201D}; the possessive is \u{201C}its\u{201D}."
     static let youre = "\u{201C}your\u{201D} is the possessive; here you mean \u{201C}you're\u{201D} (you are)."
     static let your = "\u{201C}you're\u{201D} means \u{201C}you are\u{201D}; the possessive is \u{201C}your\u{201D}."
+    static let yourPossessive = "Here you mean the possessive \u{201C}your\u{201D} (belonging to you)."
     static let there = "Here you mean the place or the opener \u{201C}there\u{201D}, not the possessive \u{201C}their\u{201D}."
     static let their = "Here you mean the possessive \u{201C}their\u{201D} (belonging to them)."
     static let theyre = "Here you mean \u{201C}they're\u{201D} (they are)."
