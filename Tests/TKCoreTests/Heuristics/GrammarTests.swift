@@ -157,6 +157,7 @@ private func corrected(_ text: String) -> String? {
         "It is there somewhere.", "Their walking in the park was nice.", "I know they're old friends.", "Their coming was a surprise.",
         "It is there now.", "If their coming was planned, fine.", "If their car is red, buy it.",
         "You students should listen.", "You guys are great.", "It is to blame.",
+        "I'll tell you where to go.", "Let me show you where the key is.", "Remind you where everything is.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

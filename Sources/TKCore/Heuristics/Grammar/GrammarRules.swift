@@ -515,6 +515,10 @@ extension Run {
                     continue
                 }
                 guard let v = prev(k), let u = next(k) else { continue }
+                // "tell you where to go", "show you where the key is": "you" is the object of a verb, not a subject.
+                let youObject = v.hash == WordHash.of("you") && k >= 2 && !v.flags.contains(.breakBefore)
+                    && tags(p, tokens[k - 2]).contains(.verb) && tags(p, tokens[k - 2]).intersection([.auxiliary, .modal]).isEmpty
+                if youObject { continue }
                 if Self.hashes("we they you").contains(v.hash), !tags(p, u).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
                     continue
