@@ -101,6 +101,7 @@ private func corrected(_ text: String) -> String? {
         ("She always forget it.", "She always forgets it."),
         ("She were tired.", "She was tired."),
         ("There's five options.", "There are five options."),
+        ("Does it effect the result?", "Does it affect the result?"),
         // to / too.
         ("The soup was to cold.", "The soup was too cold."),
         ("She sang to loud!", "She sang too loud!"),
@@ -158,6 +159,7 @@ private func corrected(_ text: String) -> String? {
         "It is there now.", "If their coming was planned, fine.", "If their car is red, buy it.",
         "You students should listen.", "You guys are great.", "It is to blame.",
         "I'll tell you where to go.", "Let me show you where the key is.", "Remind you where everything is.",
+        "Did it effect change?", "Does it take effect now?", "The side effects our patients report.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

@@ -550,8 +550,11 @@ extension Run {
                 if adverbBetween, let w = prev(k - 1) { v = w; tv = tags(p, w) }
                 let objectAfter = next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || Self.nounHead(tags(p, $0)) } ?? false
                 let pluralSubject = tv.contains(.plural) && Self.nounHead(tv) && objectAfter
+                // "Does it effect the price?": after an auxiliary, "it" or "this" is the subject.
+                let questionSubject = Self.hashes("it this that").contains(v.hash) && objectAfter
+                    && prev(tokens.firstIndex(where: { $0.start == v.start }) ?? 0).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) }) == true
                 let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.modal) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun)
-                                                  || pluralSubject)
+                                                  || pluralSubject || questionSubject)
                     : (Self.hashes("it this that which what he she").contains(v.hash) && next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || tags(p, $0).onlyNoun } == true)
                 if verbSlot, v.hash != WordHash.of("the") {
                     grammarFinding(p, tok, "affect_effect", trig == .effect ? "affect" : "affects", Messages.affect, index: k)
