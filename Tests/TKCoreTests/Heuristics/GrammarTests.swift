@@ -84,6 +84,9 @@ private func corrected(_ text: String) -> String? {
         ("Their here already.", "They're here already."),
         ("You bike was stolen.", "Your bike was stolen."),
         ("You are to kind.", "You are too kind."),
+        ("I would rather run then swim.", "I would rather run than swim."),
+        ("If it snows, than we stay in.", "If it snows, then we stay in."),
+        ("Back than, roads were empty.", "Back then, roads were empty."),
         // a/an: letters said one by one unless the word can be said whole.
         ("Install it with a npm script.", "Install it with an npm script."),
         ("Convert it to a HTML page.", "Convert it to an HTML page."),
@@ -160,6 +163,7 @@ private func corrected(_ text: String) -> String? {
         "You students should listen.", "You guys are great.", "It is to blame.",
         "I'll tell you where to go.", "Let me show you where the key is.", "Remind you where everything is.",
         "Did it effect change?", "Does it take effect now?", "The side effects our patients report.",
+        "She is taller, than he is.", "He ran faster, than I did.", "She had no sooner left the room, than he spoke.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

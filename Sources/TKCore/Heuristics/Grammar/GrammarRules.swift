@@ -29,7 +29,7 @@ extension Run {
     }
 
     static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't i'd you'd he'd she'd we'd they'd")
-    static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower")
+    static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower further farther")
     static let thenOK = hashes("back and since until till just now even but only by from")
     static let causativeVerbs = hashes("make makes made let lets help helps helped see saw watch watched have has had hear heard")
     static let takeEffect = hashes("take takes took taken taking come comes came into in")
@@ -419,7 +419,7 @@ extension Run {
                 guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
                 let tv = tags(p, v)
                 let isComparative = Self.comparatives.contains(v.hash) || tv.contains(.comparative)
-                    || (k >= 2 && Self.hashes("more less").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
+                    || (k >= 2 && Self.hashes("more less rather").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
                     // "easier said then done", "better late then never": a comparative, then a word that is no noun.
                     || (k >= 2 && !tokens[k - 1].flags.contains(.breakBefore) && tags(p, tokens[k - 2]).contains(.comparative)
                         && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
@@ -428,10 +428,20 @@ extension Run {
                     grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
                 }
             case .than:
+                // "If it rains, than we stay": after a comma, before a subject, with no comparison before the comma.
+                if k >= 1, tok.flags.contains(.breakBefore), !tok.flags.contains(.sentenceStart), k + 1 < n,
+                   next(k).map({ tags(p, $0).contains(.subjectPronoun) }) == true,
+                   p[tokens[k - 1].end] == 44,
+                   !(tags(p, tokens[k - 1]).contains(.comparative) || Self.comparatives.contains(tokens[k - 1].hash)),
+                   !(k >= 2 && (tags(p, tokens[k - 2]).contains(.comparative) || Self.comparatives.contains(tokens[k - 2].hash))),
+                   conditionOpens(p, before: k) {
+                    grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
+                    continue
+                }
                 if tok.flags.contains(.sentenceStart) || prev(k).map({ Self.thenOK.contains($0.hash) && $0.hash != WordHash.of("but") }) == true {
                     if let v = prev(k), Self.comparatives.contains(v.hash) { continue }
                     // "until than,": a time word closing the clause.
-                    if endsAfter(k), let v = prev(k), Self.hashes("until till since by from").contains(v.hash) {
+                    if endsAfter(k), let v = prev(k), Self.hashes("until till since by from back").contains(v.hash) {
                         grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
                         continue
                     }
@@ -659,6 +669,20 @@ extension Run {
             if t.flags.contains(.breakBefore) || t.flags.contains(.sentenceStart) { return false }
             if tags(p, t).intersection([.auxiliary, .modal]).isEmpty == false { return true }
             i += 1
+        }
+        return false
+    }
+
+    /// Whether the sentence holding token k opens with a condition or a first step ("If it rains, …", "First we eat, …")
+    /// and holds no comparison before k ("no sooner … than", "more weight …, than").
+    func conditionOpens(_ p: UnsafeBufferPointer<UInt8>, before k: Int) -> Bool {
+        var i = k - 1
+        while i >= 0 {
+            let t = currentTokens[i]
+            let tt = tags(p, t)
+            if tt.contains(.comparative) || Self.comparatives.contains(t.hash) || Self.hashes("sooner soon such so").contains(t.hash) { return false }
+            if t.flags.contains(.sentenceStart) || i == 0 { return Self.hashes("if when once first whenever unless").contains(t.hash) }
+            i -= 1
         }
         return false
     }
