@@ -115,6 +115,10 @@ private func corrected(_ text: String) -> String? {
         ("Its to early now.", "It's to early now."),
         ("Its true.", "It's true."),
         ("It's handle is loose.", "Its handle is loose."),
+        ("It's to soon.", "It's too soon."),
+        ("We're to tired to drive.", "We're too tired to drive."),
+        ("Too be fair, it works.", "To be fair, it works."),
+        ("I have too leave.", "I have to leave."),
         // its / it's.
         ("Its had a long life.", "It's had a long life."),
         ("I guess its Friday.", "I guess it's Friday."),
@@ -164,6 +168,7 @@ private func corrected(_ text: String) -> String? {
         "I'll tell you where to go.", "Let me show you where the key is.", "Remind you where everything is.",
         "Did it effect change?", "Does it take effect now?", "The side effects our patients report.",
         "She is taller, than he is.", "He ran faster, than I did.", "She had no sooner left the room, than he spoke.",
+        "Up to now.", "From time to time.", "He came to again.", "It was limited to only.",
         "She held out her hand to both.", "Prices went from high to low.", "It went from bad to worse.", "He came to.",
         "They turned to stone.", "I went to sleep.", "Me too, the end.",
         "Its colour is red.", "I think its colour is red.", "It's 5 o'clock.", "As it's late, we left.",

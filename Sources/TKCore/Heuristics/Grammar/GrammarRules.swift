@@ -465,7 +465,7 @@ extension Run {
                         // "to loud!", "was to cold": an adjective closing the clause. After a be-verb an adjective that is
                         // mostly one will do; after another verb only a word that can't be a noun or a verb, and not in
                         // "from … to …".
-                        let afterBe = tv.map { $0.contains(.auxiliary) } ?? false
+                        let afterBe = tv.map { $0.contains(.auxiliary) } ?? false || prev(k).map({ Self.beContractions.contains($0.hash) }) == true
                         let stored = POSLexicon.shared.stored(u.hash)
                         let adjective = tu.onlyAdjective || afterBe && tu.contains(.mainAdjective) && !tu.contains(.mainNoun) && !tu.contains(.mainVerb)
                             && tu.intersection(POSTags.closed).isEmpty
@@ -480,7 +480,12 @@ extension Run {
                             if tokens[j].flags.contains(.sentenceStart) { break }
                             j -= 1
                         }
-                        if adjective, !fromBefore, !Self.pluralNumbers.contains(u.hash), u.hash != WordHash.of("all"), tv.map({ !$0.contains(.verb) || $0.contains(.auxiliary) || tu.onlyAdjective }) ?? true {
+                        // "to soon", "happened to quickly": an adverb that is no noun or verb, closing the clause.
+                        let adverb = afterBe && endsAfter(k + 1) && tu.contains(.adverb) && tu.intersection([.noun, .verb]).isEmpty
+                            && !Self.notMiddle.contains(u.hash) && !Self.hashes("simply even merely").contains(u.hash)
+                            && tu.intersection(POSTags.closed).isEmpty && !Self.hashes("now then ever forever here there").contains(u.hash)
+                            && prev(k).map({ !Self.hashes("up down back from").contains($0.hash) }) ?? true
+                        if adjective || adverb, !fromBefore, !Self.pluralNumbers.contains(u.hash), u.hash != WordHash.of("all"), tv.map({ !$0.contains(.verb) || $0.contains(.auxiliary) || tu.onlyAdjective }) ?? true {
                             grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
                         }
                     }
@@ -489,9 +494,12 @@ extension Run {
                     grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
                 }
             case .too:
-                if let u = next(k), let v = prev(k) {
+                if let u = next(k), u.hash == WordHash.of("be") {
+                    // "Too be honest": never "too" before "be".
+                    grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
+                } else if let u = next(k), let v = prev(k) {
                     let tu = tags(p, u)
-                    if tu.contains(.verb), !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund),
+                    if tu.contains(.verb), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund), !tu.contains(.adjective) || tu.contains(.mainVerb),
                        !tu.contains(.thirdPerson), Self.hashes("want wants wanted need needs needed going have has had try tried able used").contains(v.hash) {
                         grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
                     } else if tu.contains(.determiner) && !tu.contains(.adverb) || tu.contains(.possessive),
@@ -717,6 +725,7 @@ extension Run {
     static let clausePrepositions = hashes("like as since until till before after than")
     static let likeHash = WordHash.of("like")
     static let pluralWithoutS = hashes("people police cattle folk")
+    static let beContractions = hashes("i'm you're we're they're he's she's it's that's there's what's who's")
     /// Numbers and quantifiers, which "there" may precede as an adverb ("lived there many years", "stayed there all night").
     static let quantifiers = hashes("one two three four five six seven eight nine ten several many few both all some each every most half much")
     /// Nouns whose plural is their singular ("there are fish in the lake").
