@@ -365,11 +365,13 @@ struct Run {
                 repeatedPhrase(at: t, tokens: tokens)
             }
 
-            // Repeated words. Not a hyphenated compound followed by its own last part ("a run-in in the park").
+            // Repeated words. Not a hyphenated compound followed by its own last part ("a run-in in the park"),
+            // nor a word before a compound that starts with it ("bar bar-bar").
             if t > 0 {
                 let prev = tokens[t - 1]
                 if prev.hash == tok.hash, !prev.flags.contains(.opaque), !tok.flags.contains(.breakBefore),
                    !tok.flags.contains(.hyphenBefore), !prev.flags.contains(.hyphenBefore), !tok.flags.contains(.sentenceStart),
+                   !(t + 1 < n && tokens[t + 1].flags.contains(.hyphenBefore)),
                    !tok.flags.contains(.numeric), !f.contains(.repeatOK) {
                     let first = text(prev.start, prev.end)
                     add(prev.start, tok.end, "repeated_word", .repeatedWord, .warning, Messages.repeated(first),

@@ -236,6 +236,7 @@ enum Labels {
         #expect(!categories("The end. The start.").contains(.repeatedWord))
         #expect(!categories("It was, was it not?").contains(.repeatedWord))
         #expect(!categories("Use the `the` keyword.").contains(.repeatedWord))
+        #expect(!categories("It was a bar bar-bar tune.").contains(.repeatedWord))
         #expect(categories("It was was late.").contains(.repeatedWord))
         #expect(categories("The THE end.").contains(.repeatedWord))
     }

@@ -28,8 +28,8 @@ extension Run {
         Set(s.split(separator: " ").map { WordHash.of($0) })
     }
 
-    static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't")
-    static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower")
+    static let modalsOf = hashes("could would should might must may couldn't wouldn't shouldn't mustn't i'd you'd he'd she'd we'd they'd")
+    static let comparatives = hashes("more less fewer better worse rather other else greater smaller larger higher lower further farther")
     static let thenOK = hashes("back and since until till just now even but only by from")
     static let causativeVerbs = hashes("make makes made let lets help helps helped see saw watch watched have has had hear heard")
     static let takeEffect = hashes("take takes took taken taking come comes came into in")
@@ -118,32 +118,62 @@ extension Run {
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
                 var wrong = Self.itsAfter.contains(u.hash) && !(prev(k).map { tags(p, $0).contains(.preposition) } ?? false)
-                if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
+                if !wrong, tu.onlyAdjective, endsAfter(k + 1) || Self.hashes("to that for if when because unless enough").contains(tokens[k + 1 < n - 1 ? k + 2 : k + 1].hash) {
+                    wrong = true
+                }
+                // "Its to late": never "to" after a possessive (but "its to-do list").
+                if !wrong, u.hash == Self.toHash, next(k + 1) != nil { wrong = true }
+                // "Its true." "Its over.": a sentence of two words whose second is no noun.
+                if !wrong, tok.flags.contains(.sentenceStart), endsAfter(k + 1), !tu.contains(.mainNoun), !tu.isEmpty, u.hash != Self.ownHash,
+                   tu.contains(.adjective) || tu.contains(.preposition) || tu.contains(.adverb) { wrong = true }
+                // "Its had", "its anyone": a possessive needs a noun, never an auxiliary or an indefinite pronoun.
+                if !wrong, tu.contains(.indefinite) || tu.contains(.auxiliary) && !tu.contains(.gerund) { wrong = true }
+                // "Its called recursion": a participle that is neither noun nor adjective opening the sentence.
+                if !wrong, tok.flags.contains(.sentenceStart), tu.contains(.past), tu.intersection([.noun, .adjective]).isEmpty,
+                   tu.intersection(POSTags.closed).isEmpty { wrong = true }
+                // "I think its Google": after a verb of thinking, a name standing alone.
+                if !wrong, let v = prev(k), Self.thinkVerbs.contains(v.hash), u.flags.contains(.capitalized), !u.flags.contains(.sentenceStart),
+                   endsAfter(k + 1) || next(k + 1).map({ !Self.nounHead(tags(p, $0)) && !$0.flags.contains(.capitalized) }) == true {
                     wrong = true
                 }
                 if !wrong, tu.contains(.degree), let v = next(k + 1), tags(p, v).onlyAdjective { wrong = true }
                 // "its probably", "its really": an adverb where the possessive needs its noun.
-                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective) { wrong = true }
+                if !wrong, tu.contains(.mainAdverb), !tu.contains(.noun), !tu.contains(.adjective),
+                   !(gerundPhraseSlot(p, prev(k)) && next(k + 1).map({ tags(p, $0).contains(.gerund) }) == true) { wrong = true }
                 if wrong { grammarFinding(p, tok, "its_contraction", "it's", Messages.itsContraction, index: k) }
             case .itsC:
                 guard let u = next(k) else { continue }
                 if u.hash == Self.ownHash {
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash),
+                          u.flags.contains(.numeric) || Self.isOrdinal(p, u) || Self.nounHead(tags(p, u))
+                            || tags(p, u).contains(.adjective) && next(k + 1).map({ Self.nounHead(tags(p, $0)) }) == true {
+                    // "updated to it's 5th version", "at it's core".
+                    grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
+                } else if let v = prev(k), v.hash == Self.likeHash, Self.isOrdinal(p, u) || u.flags.contains(.numeric) == false
+                            && tags(p, u).onlyAdjective && next(k + 1).map({ tags(p, $0).contains(.plural) && Self.nounHead(tags(p, $0)) }) == true {
+                    // "I like it's various colours".
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
                 } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection([.auxiliary, .modal, .conjunction, .preposition]).isEmpty,
                           !Self.thinkVerbs.contains(v.hash), !tags(p, u).contains(.gerund), !tags(p, u).contains(.adverb), !tags(p, u).contains(.determiner),
                           !tags(p, u).contains(.past), u.hash != WordHash.of("not"),
                           tags(p, u).contains(.mainNoun) || tags(p, u).contains(.adjective) && next(k + 1).map({ tags(p, $0).contains(.noun) }) == true || u.flags.contains(.numeric) || Self.isOrdinal(p, u) {
                     grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
-                } else if tags(p, u).onlyNoun || (tags(p, u).contains(.plural) && tags(p, u).contains(.mainNoun)), let v = next(k + 1) {
+                } else if tags(p, u).onlyNoun || Self.nounHead(tags(p, u)), let v = next(k + 1) {
                     let tv = tags(p, v)
-                    if tv.contains(.auxiliary) || tv.contains(.modal) || (tv.contains(.thirdPerson) && !tv.contains(.plural))
-                        || (tv.contains(.past) && !tv.contains(.noun)) {
+                    // A noun before an auxiliary is a subject ("it's colour is red"); before another verb only a plain noun.
+                    let plainNoun = tags(p, u).onlyNoun || tags(p, u).contains(.plural)
+                    if tv.contains(.auxiliary) || tv.contains(.modal) || plainNoun && (tv.contains(.thirdPerson) && !tv.contains(.plural)
+                        || (tv.contains(.past) && !tv.contains(.noun))) {
                         grammarFinding(p, tok, "its_possessive", "its", Messages.itsPossessive, index: k)
                     }
                 }
             case .your:
                 guard let u = next(k) else { continue }
                 let tu = tags(p, u)
+                if tu.contains(.gerund), gerundPhraseSlot(p, prev(k)) { continue }   // "prevent your going"
+                // "for your long, kind letter", "in your last": after a preposition only the possessive can stand.
+                if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash) { continue }
                 var wrong = Self.youreAfter.contains(u.hash) && u.hash != WordHash.of("right") || tu.contains(.determiner) && !tu.contains(.possessive)
                 if !wrong, u.hash == WordHash.of("right") || u.hash == WordHash.of("wrong") || u.hash == WordHash.of("well"),
                    endsAfter(k + 1) { wrong = true }
@@ -152,6 +182,13 @@ extension Run {
                     wrong = v.hash == Self.toHash || tv.contains(.determiner) || tv.contains(.objectPronoun) || tv.contains(.possessive)
                         || tv.contains(.preposition)
                 }
+                // "your completely out of ideas", "your totally committed": an adverb, then what you are.
+                if !wrong, adverbThenPredicate(p, k) { wrong = true }
+                // "Your smarter than that": a comparison.
+                if !wrong, tu.contains(.comparative), !tu.contains(.noun), next(k + 1).map({ $0.hash == WordHash.of("than") }) == true { wrong = true }
+                // "Your cool." alone: a predicate, not a thing owned.
+                if !wrong, tok.flags.contains(.sentenceStart), endsAfter(k + 1), tu.contains(.adjective), !tu.contains(.mainNoun),
+                   tu.intersection(POSTags.closed).isEmpty, !tu.contains(.comparative) { wrong = true }
                 if !wrong, tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun),
                    endsAfter(k + 1) || next(k + 1).map({ Self.hashes("here there now today to").contains($0.hash) || tags(p, $0).contains(.preposition) }) == true {
                     wrong = true
@@ -162,7 +199,16 @@ extension Run {
                 if wrong { grammarFinding(p, tok, "your_youre", "you're", Messages.youre, index: k) }
             case .youre:
                 guard let u = next(k) else { continue }
-                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && next(k + 1).map { tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false } == true) {
+                // After a verb of doing, a preposition or a determiner, before a noun: "thanks for you're help", "lose you're keys".
+                let objectSlot = prev(k).map { v in
+                    let tv = tags(p, v)
+                    return !Self.thinkVerbs.contains(v.hash) && !Self.clausePrepositions.contains(v.hash) && v.hash != WordHash.of("for")
+                        && (tv.contains(.preposition) || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty)
+                } ?? false
+                let forHelp = prev(k).map { $0.hash == WordHash.of("for") } == true && Self.nounHead(tags(p, u)) && !tags(p, u).contains(.plural)
+                    && next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty && !tags(p, $0).contains(.gerund) }) ?? true
+                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && next(k + 1).map { tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false } == true)
+                    || objectSlot && Self.nounHead(tags(p, u)) && !tags(p, u).contains(.adjective) || forHelp {
                     grammarFinding(p, tok, "your_youre", "your", Messages.your, index: k)
                 }
             case .their:
@@ -174,15 +220,60 @@ extension Run {
                     continue
                 }
                 let tu = tags(p, u)
-                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                if let v = prev(k), v.flags.contains(.sentenceStart), Self.hashes("is are was were").contains(v.hash),
+                   tu.contains(.determiner) || tu.contains(.indefinite) || Self.pluralNumbers.contains(u.hash) {
+                    // "Is their a problem?": the opener of a question.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.thinkVerbs.contains(v.hash),
+                   tu.contains(.gerund) && next(k + 1).map({ !Self.nounHead(tags(p, $0)) }) ?? true
+                    || (tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun)) && endsAfter(k + 1) {
+                    // "I know their coming", "I think their right.".
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.hashes("if whether because when while since").contains(v.hash), tu.contains(.gerund),
+                   next(k + 1).map({ !Self.nounHead(tags(p, $0)) }) ?? true, !auxiliaryAhead(p, from: k + 2, within: 6) {
+                    // "Do you know if their coming?"
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
+                if tok.flags.contains(.sentenceStart), tu.contains(.gerund), let w = next(k + 1), tags(p, w).contains(.preposition) || tags(p, w).contains(.adverb) && !tags(p, w).contains(.noun),
+                   !auxiliaryAhead(p, from: k + 2, within: 6) {
+                    // "Their coming over tonight".
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition), !tok.flags.contains(.sentenceStart) {
+                    // "over their by the window": a place.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                } else if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
                     || (tu.contains(.modal) || (tu.contains(.auxiliary) && !tu.contains(.gerund))) && u.hash != WordHash.of("being") {
                     grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
-                } else if tu.contains(.determiner) && u.hash != WordHash.of("own") || Self.hashes("going not so very too").contains(u.hash)
-                            || (tu.contains(.gerund) && !tu.contains(.noun)) || (tu.onlyAdjective && endsAfter(k + 1)) {
+                } else if u.hash == Self.ownHash {
+                    continue
+                } else if prev(k).map({ tags(p, $0).contains(.preposition) && !Self.clausePrepositions.contains($0.hash) }) == true {
+                    continue   // "at their close": after a preposition only the possessive can stand.
+                } else if next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true && tu.contains(.gerund) {
+                    continue   // "their going was deferred": the -ing form is the subject.
+                } else if tu.contains(.determiner) || Self.hashes("going gonna not so very too here").contains(u.hash)
+                            || u.hash == Self.toHash && next(k + 1) != nil
+                            || tu.contains(.gerund) && !gerundPhraseSlot(p, prev(k))
+                                && (!tu.contains(.noun) || next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true)
+                                && next(k + 1).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty }) ?? true
+                            || (tu.onlyAdjective || tu.contains(.mainAdjective) && !tu.contains(.mainNoun))
+                                && (endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash }) == true)
+                            || adverbThenPredicate(p, k) {
                     grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.verb), tags(p, v).intersection(POSTags.closed).isEmpty,
+                          tu.contains(.preposition) && next(k + 1).map({ !tu.contains(.adjective) || !Self.nounHead(tags(p, $0)) }) == true
+                            || Self.hashes("and or").contains(u.hash) && next(k + 1).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.noun) }) == true {
+                    // "meet their at noon", "stop their and refuel": a place after a verb.
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
                 } else if !tu.contains(.noun), !tu.contains(.determiner),
                           !(next(k + 1).map { tags(p, $0).contains(.noun) || (tu.contains(.adverb) && tags(p, $0).contains(.adjective)) } ?? false),
-                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.adjective) || tu.contains(.past) || tu.contains(.gerund) {
+                          tu.contains(.preposition) || tu.contains(.adverb) || tu.contains(.past) || tu.contains(.gerund) {
                     // "Their in the kitchen" (they are) / "meet their after work" (a place).
                     let afterVerb = prev(k).map { tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) } ?? false
                     if afterVerb && tu.contains(.preposition) || afterVerb && Self.hashes("again already").contains(u.hash) && !tok.flags.contains(.sentenceStart) {
@@ -197,41 +288,163 @@ extension Run {
                 if u.hash == Self.ownHash {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k); continue
                 }
-                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1, v.flags.contains(.sentenceStart) {
+                if let v = prev(k), Self.hashes("is are was were").contains(v.hash), k >= 1,
+                   v.flags.contains(.sentenceStart) || prev(k - 1).map({ tags(p, $0).contains(.conjunction) }) ?? true {
                     thereAgreement(p, k - 1, verb: v, u, plural: false)
                 }
-                // "There are", "is that there", "over there": a place or an opener.
-                if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false, !tu.onlyNoun { continue }
-                if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) {
-                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
-                } else if tok.flags.contains(.sentenceStart) || prev(k).map({ tags(p, $0).contains(.verb) && !tags(p, $0).contains(.auxiliary) }) == true,
-                          tu.contains(.mainNoun), !tu.contains(.gerund), !tu.contains(.adverb), tu.intersection(POSTags.closed).isEmpty,
-                          let v = next(k + 1), tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) || tags(p, v).contains(.thirdPerson) || tags(p, v).contains(.past) {
+                // "It is there fault.": a subject, a be-verb, then a noun closing the clause.
+                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore), !v.flags.contains(.sentenceStart),
+                   tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
+                   Self.nounHead(tu), tu.contains(.mainNoun) || tu.onlyNoun, !Self.timeNouns.contains(u.hash), endsAfter(k + 1) {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
-                } else if tu.onlyNoun && !tu.contains(.mainAdverb) {
-                    let prevOK = prev(k).map { tags(p, $0).contains(.preposition) || tags(p, $0).contains(.verb) } ?? true
-                    if prevOK || tok.flags.contains(.sentenceStart) {
+                    continue
+                }
+                // "There are", "is that there", "was there money", "over there": a place, an opener, a question.
+                if let v = prev(k), tags(p, v).intersection([.auxiliary, .modal]).isEmpty == false { continue }
+                // Opening a sentence: "There planning a trip", "There still waiting", "There ready to go" (they're).
+                let opensWithPredicate = tok.flags.contains(.sentenceStart) && (
+                    tu.contains(.gerund) && u.hash != Self.beingHash
+                        && next(k + 1).map({ tags(p, $0).intersection([.determiner, .possessive, .objectPronoun]).isEmpty == false }) == true
+                    || adverbThenPredicate(p, k) && next(k + 1).map({ t in
+                        let tw = tags(p, t)
+                        return tw.contains(.gerund) || tw.contains(.adjective) && !tw.contains(.past) && !tw.contains(.verb)
+                    }) == true
+                        // Not an inversion: "There still standing is the old mill".
+                        && next(k + 2).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty }) ?? true
+                    || tu.contains(.mainAdjective) && tu.intersection([.mainNoun, .mainVerb, .past, .gerund]).isEmpty
+                        && next(k + 1).map({ $0.hash == Self.toHash }) == true)
+                if u.hash == WordHash.of("going") || (tu.contains(.gerund) && !tu.contains(.noun) && u.hash != Self.beingHash) || opensWithPredicate {
+                    grammarFinding(p, tok, "there_their", "they're", Messages.theyre, index: k)
+                    continue
+                }
+                let tv = next(k + 1).map { tags(p, $0) } ?? []
+                let before = prev(k).map { tags(p, $0) }
+                // Where a possessive may stand: after a verb or a preposition, or opening a clause.
+                let afterVerbOrPrep = before.map { $0.contains(.preposition) || $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty
+                    || $0.contains(.objectPronoun) && !$0.contains(.subjectPronoun) } ?? false
+                let opensClause = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
+                // "sold there old house": an adjective and its noun after a verb.
+                if afterVerbOrPrep, before.map({ $0.contains(.verb) }) == true, tu.contains(.mainAdjective), !tu.contains(.mainAdverb),
+                   tu.intersection(POSTags.closed).isEmpty, !Self.quantifiers.contains(u.hash), let w = next(k + 1), Self.nounHead(tags(p, w)),
+                   !Self.timeNouns.contains(w.hash) {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                if Self.nounHead(tu), !Self.timeNouns.contains(u.hash), !Self.quantifiers.contains(u.hash), afterVerbOrPrep || opensClause {
+                    // "There dog is barking", "and there needs were met": a noun subject before its verb.
+                    let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                        || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                    // "forgot there backpacks", "stems from there potential": a noun object.
+                    let objectSlot = afterVerbOrPrep && !tv.contains(.auxiliary) && !tv.contains(.modal)
+                        && !(tv.contains(.verb) && !tv.contains(.noun) && !tv.contains(.adjective))
+                        && !(tu.contains(.thirdPerson) && next(k + 1).map({ $0.hash == Self.toHash || tags(p, $0).contains(.determiner) }) == true)
+                    // Before an auxiliary a bare verb can't stand ("There answer was"): any noun reading will do.
+                    let auxFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                    if verbFollows && !tu.contains(.mainVerb) || verbFollows && tu.contains(.mainNoun) || auxFollows && !tu.contains(.thirdPerson)
+                        || objectSlot || tu.onlyNoun && opensClause && !endsAfter(k + 1) {
                         grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                     }
-                } else if tu.onlyAdjective, let v = next(k + 1), tags(p, v).onlyNoun {
+                } else if tu.onlyAdjective, tv.contains(.noun), tv.intersection(POSTags.closed).isEmpty, afterVerbOrPrep || opensClause,
+                          !Self.quantifiers.contains(u.hash), next(k + 1).map({ !Self.timeNouns.contains($0.hash) }) ?? true {
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
                 }
             case .theyre:
-                guard let u = next(k) else { continue }
-                if u.hash == Self.ownHash || (tags(p, u).onlyNoun && (endsAfter(k + 1) || next(k + 1).map { tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) } == true)) {
+                // After a verb of doing (or its object): "I went they're", "Put it they're".
+                let afterDoing = prev(k).map { v in
+                    let tv = tags(p, v)
+                    if tv.contains(.verb), tv.intersection(POSTags.closed).isEmpty, !Self.thinkVerbs.contains(v.hash) { return true }
+                    return tv.contains(.objectPronoun) && k >= 2 && !tokens[k - 1].flags.contains(.breakBefore)
+                        && tags(p, tokens[k - 2]).contains(.verb) && tags(p, tokens[k - 2]).intersection(POSTags.closed).isEmpty
+                        && !Self.thinkVerbs.contains(tokens[k - 2].hash)
+                } ?? false
+                guard let u = next(k) else {
+                    // "over they're." — a place.
+                    if endsAfter(k), let v = prev(k), Self.placeParticles.contains(v.hash) || afterDoing {
+                        grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    }
+                    continue
+                }
+                let tu = tags(p, u)
+                if Self.hashes("is are was were isn't aren't wasn't weren't").contains(u.hash)
+                    || afterDoing && (Self.hashes("yesterday today tomorrow again already now").contains(u.hash)) {
+                    // "They're is a cat", "I went they're yesterday".
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                    continue
+                }
+                if tu.contains(.mainAdjective), !tu.contains(.mainAdverb), tu.intersection(POSTags.closed).isEmpty,
+                   let w = next(k + 1), Self.nounHead(tags(p, w)),
+                   afterDoing && !tags(p, w).contains(.plural) || afterDoing && prev(k).map({ !tags(p, $0).contains(.objectPronoun) }) == true
+                    || (prev(k) == nil || tok.flags.contains(.sentenceStart)) && next(k + 2).map({ tags(p, $0).intersection([.auxiliary, .modal]).isEmpty == false }) == true {
+                    // "visited they're old school", "They're new car is red".
                     grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                if let v = prev(k), Self.hashes("is was").contains(v.hash), k >= 2, !v.flags.contains(.breakBefore),
+                   tags(p, tokens[k - 2]).contains(.noun) || tags(p, tokens[k - 2]).contains(.subjectPronoun) || tags(p, tokens[k - 2]).contains(.determiner),
+                   Self.nounHead(tu), !tu.contains(.plural) {
+                    // "That is they're problem".
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    continue
+                }
+                let before = prev(k).map { tags(p, $0) }
+                // After a verb of doing (not of saying or thinking), a preposition or an object pronoun a clause cannot start.
+                let objectSlot = prev(k).map { v in
+                    let tv = tags(p, v)
+                    return !Self.thinkVerbs.contains(v.hash) && !Self.clausePrepositions.contains(v.hash)
+                        && (tv.contains(.preposition) || tv.contains(.objectPronoun) && !tv.contains(.subjectPronoun)
+                            || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty)
+                } ?? false
+                if u.hash == Self.ownHash {
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                } else if let v = prev(k), tags(p, v).contains(.preposition), !Self.clausePrepositions.contains(v.hash),
+                          !Self.placeParticles.contains(v.hash), v.hash != WordHash.of("for"),
+                          tu.contains(.noun) || tu.contains(.adjective), !tu.contains(.gerund), !tu.contains(.adverb) || tu.contains(.noun) {
+                    // "narratives about they're past": after a preposition only the possessive can stand.
+                    grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                } else if let v = prev(k), Self.placeParticles.contains(v.hash), tu.contains(.preposition) {
+                    // "over they're by the window".
+                    grammarFinding(p, tok, "there_their", "there", Messages.there, index: k)
+                } else if Self.nounHead(tu), !tu.contains(.adjective) || tu.contains(.mainNoun) {
+                    let tv = next(k + 1).map { tags(p, $0) } ?? []
+                    // "They're dog sprinted": a noun subject; "lost they're mittens": a noun object.
+                    let verbFollows = tv.contains(.auxiliary) || tv.contains(.modal)
+                        || (tv.contains(.past) || tv.contains(.thirdPerson)) && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                    let singular = !tu.contains(.plural)
+                    let opens = before == nil || before!.contains(.conjunction) || tok.flags.contains(.sentenceStart)
+                    if verbFollows && (opens || objectSlot) || objectSlot && (singular || !tv.contains(.verb) || tv.contains(.noun)) {
+                        grammarFinding(p, tok, "there_their", "their", Messages.their, index: k)
+                    }
                 }
             case .then:
                 guard let v = prev(k), next(k) != nil || endsAfter(k) == false else { continue }
                 let tv = tags(p, v)
                 let isComparative = Self.comparatives.contains(v.hash) || tv.contains(.comparative)
-                    || (k >= 2 && Self.hashes("more less").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
+                    || (k >= 2 && Self.hashes("more less rather").contains(tokens[k - 2].hash) && !tokens[k - 1].flags.contains(.breakBefore))
+                    // "easier said then done", "better late then never": a comparative, then a word that is no noun.
+                    || (k >= 2 && !tokens[k - 1].flags.contains(.breakBefore) && tags(p, tokens[k - 2]).contains(.comparative)
+                        && !tv.contains(.noun) && tv.intersection(POSTags.closed).isEmpty
+                        && (tv.contains(.past) || tv.contains(.adjective) || tv.contains(.adverb)))
                 if isComparative, !Self.thenOK.contains(v.hash), next(k) != nil {
                     grammarFinding(p, tok, "then_than", "than", Messages.than, index: k)
                 }
             case .than:
+                // "If it rains, than we stay": after a comma, before a subject, with no comparison before the comma.
+                if k >= 1, tok.flags.contains(.breakBefore), !tok.flags.contains(.sentenceStart), k + 1 < n,
+                   next(k).map({ tags(p, $0).contains(.subjectPronoun) }) == true,
+                   p[tokens[k - 1].end] == 44,
+                   !(tags(p, tokens[k - 1]).contains(.comparative) || Self.comparatives.contains(tokens[k - 1].hash)),
+                   !(k >= 2 && (tags(p, tokens[k - 2]).contains(.comparative) || Self.comparatives.contains(tokens[k - 2].hash))),
+                   conditionOpens(p, before: k) {
+                    grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
+                    continue
+                }
                 if tok.flags.contains(.sentenceStart) || prev(k).map({ Self.thenOK.contains($0.hash) && $0.hash != WordHash.of("but") }) == true {
                     if let v = prev(k), Self.comparatives.contains(v.hash) { continue }
+                    // "until than,": a time word closing the clause.
+                    if endsAfter(k), let v = prev(k), Self.hashes("until till since by from back").contains(v.hash) {
+                        grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
+                        continue
+                    }
                     if next(k).map({ tags(p, $0).contains(.subjectPronoun) || tags(p, $0).contains(.determiner) || tags(p, $0).contains(.verb) }) == true {
                         grammarFinding(p, tok, "then_than", "then", Messages.then, index: k)
                     }
@@ -239,27 +452,74 @@ extension Run {
             case .to:
                 if let u = next(k) {
                     let tu = tags(p, u)
-                    if Self.muchMany.contains(u.hash), endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb) }) == true {
+                    let tv = prev(k).map { tags(p, $0) }
+                    let afterBeOrDegree = tv.map { $0.contains(.auxiliary) || $0.contains(.degree) } ?? false
+                    // "to many" after a verb of giving or speaking is right ("spoke to many people").
+                    let manyAfterVerb = u.hash == WordHash.of("many") && tv.map({ $0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty }) == true
+                    if Self.muchMany.contains(u.hash), !manyAfterVerb, endsAfter(k + 1) || next(k + 1).map({ tags(p, $0).contains(.noun) && !tags(p, $0).contains(.verb)
+                        || afterBeOrDegree && (Self.nounHead(tags(p, $0)) || Self.pluralWithoutS.contains($0.hash)) }) == true,
+                       !(tv.map { $0.contains(.adjective) && !$0.contains(.verb) && $0.intersection(POSTags.closed).isEmpty } ?? false) {
+                        // Not "equal to much", "open to much debate": adjectives that take "to".
                         grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
-                    } else if tu.onlyAdjective, !tu.contains(.comparative), endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true,
-                              prev(k).map({ !tags(p, $0).contains(.verb) || tags(p, $0).contains(.auxiliary) }) ?? true {
-                        grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                    } else if endsAfter(k + 1) || next(k + 1).map({ $0.hash == Self.toHash || $0.hash == WordHash.of("for") }) == true, !tu.contains(.comparative) {
+                        // "to loud!", "was to cold": an adjective closing the clause. After a be-verb an adjective that is
+                        // mostly one will do; after another verb only a word that can't be a noun or a verb, and not in
+                        // "from … to …".
+                        let afterBe = tv.map { $0.contains(.auxiliary) } ?? false || prev(k).map({ Self.beContractions.contains($0.hash) }) == true
+                        let stored = POSLexicon.shared.stored(u.hash)
+                        let adjective = tu.onlyAdjective || afterBe && tu.contains(.mainAdjective) && !tu.contains(.mainNoun) && !tu.contains(.mainVerb)
+                            && tu.intersection(POSTags.closed).isEmpty
+                            // "was to tired": stored as an adjective only, whatever the verb it comes from.
+                            || afterBe && stored.contains(.adjective) && stored.intersection([.noun, .verb]).isEmpty && stored.intersection(POSTags.closed).isEmpty
+                            // "are to kind": an adjective that is also a rare noun, never a verb.
+                            || afterBe && tu.contains(.adjective) && !tu.contains(.mainNoun) && !tu.contains(.verb) && tu.intersection(POSTags.closed).isEmpty
+                        var fromBefore = false
+                        var j = k - 1
+                        while j >= 0, j >= k - 6 {
+                            if tokens[j].hash == Self.fromHash || tokens[j].hash == Self.betweenHash { fromBefore = true }
+                            if tokens[j].flags.contains(.sentenceStart) { break }
+                            j -= 1
+                        }
+                        // "to soon", "happened to quickly": an adverb that is no noun or verb, closing the clause.
+                        let adverb = afterBe && endsAfter(k + 1) && tu.contains(.adverb) && tu.intersection([.noun, .verb]).isEmpty
+                            && !Self.notMiddle.contains(u.hash) && !Self.hashes("simply even merely").contains(u.hash)
+                            && tu.intersection(POSTags.closed).isEmpty && !Self.hashes("now then ever forever here there").contains(u.hash)
+                            && prev(k).map({ !Self.hashes("up down back from").contains($0.hash) }) ?? true
+                        if adjective || adverb, !fromBefore, !Self.pluralNumbers.contains(u.hash), u.hash != WordHash.of("all"), tv.map({ !$0.contains(.verb) || $0.contains(.auxiliary) || tu.onlyAdjective }) ?? true {
+                            grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
+                        }
                     }
                 } else if endsAfter(k), let v = prev(k), tags(p, v).contains(.objectPronoun) || tags(p, v).contains(.subjectPronoun),
                           !(k >= 2 && tags(p, tokens[k - 2]).contains(.verb)) {
                     grammarFinding(p, tok, "to_too", "too", Messages.too, index: k)
                 }
             case .too:
-                if let u = next(k), let v = prev(k) {
+                if let u = next(k), u.hash == WordHash.of("be") {
+                    // "Too be honest": never "too" before "be".
+                    grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
+                } else if let u = next(k), let v = prev(k) {
                     let tu = tags(p, u)
-                    if tu.contains(.verb), !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund),
+                    if tu.contains(.verb), !tu.contains(.adverb), !tu.contains(.past), !tu.contains(.gerund), !tu.contains(.adjective) || tu.contains(.mainVerb),
                        !tu.contains(.thirdPerson), Self.hashes("want wants wanted need needs needed going have has had try tried able used").contains(v.hash) {
+                        grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
+                    } else if tu.contains(.determiner) && !tu.contains(.adverb) || tu.contains(.possessive),
+                              tags(p, v).contains(.verb), tags(p, v).intersection(POSTags.closed).isEmpty {
+                        // "going too a concert": a noun phrase after a verb of motion or giving.
                         grammarFinding(p, tok, "to_too", "to", Messages.to, index: k)
                     } else if u.hash == Self.loseHash {
                         add(tok.start, u.end, "lose_loose", .grammar, .warning, Messages.tooLoose, [cased("too loose", like: tok, p)], tokens: k..<(k + 2))
                     }
                 }
             case .were:
+                if let v = prev(k), v.hash == Self.thereHash, let u = next(k) {
+                    // "there were child": not the subjunctive "if there were time".
+                    if !(k >= 2 && tokens[k - 2].hash == WordHash.of("if")) { thereAgreement(p, k, verb: tok, u, plural: true) }
+                    continue
+                }
+                // A plural noun before "were" is its subject ("The results were the same"), not a verb asking where.
+                if let v = prev(k), tags(p, v).contains(.plural) && tags(p, v).contains(.noun) || Self.pluralWithoutS.contains(v.hash)
+                    || tags(p, v).contains(.noun) && k >= 2 && !v.flags.contains(.breakBefore)
+                        && Self.modifiesNoun(tags(p, tokens[k - 2])) { continue }
                 if let u = next(k), let v = prev(k), tags(p, u).contains(.subjectPronoun) || tags(p, u).contains(.determiner),
                    tags(p, v).contains(.verb) && tags(p, v).intersection([.auxiliary, .modal]).isEmpty || tags(p, v).contains(.objectPronoun) && !tags(p, v).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "where", Messages.whereW, index: k)
@@ -273,6 +533,10 @@ extension Run {
                     continue
                 }
                 guard let v = prev(k), let u = next(k) else { continue }
+                // "tell you where to go", "show you where the key is": "you" is the object of a verb, not a subject.
+                let youObject = v.hash == WordHash.of("you") && k >= 2 && !v.flags.contains(.breakBefore)
+                    && tags(p, tokens[k - 2]).contains(.verb) && tags(p, tokens[k - 2]).intersection([.auxiliary, .modal]).isEmpty
+                if youObject { continue }
                 if Self.hashes("we they you").contains(v.hash), !tags(p, u).contains(.subjectPronoun) {
                     grammarFinding(p, tok, "were_where", "were", Messages.were, index: k)
                     continue
@@ -288,16 +552,27 @@ extension Run {
                 let nounSlot = (tv.contains(.determiner) && v.hash != WordHash.of("that") && v.hash != WordHash.of("which")) || tv.contains(.possessive)
                     || tv.contains(.mainAdjective) || Self.takeEffect.contains(v.hash)
                     || (tv.contains(.mainNoun) && tv.intersection(POSTags.closed).isEmpty && !tv.contains(.plural)
-                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past) }) == true))
+                        && (endsAfter(k) || next(k).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) || tags(p, $0).contains(.past)
+                            || trig == .affect && tags(p, $0).contains(.thirdPerson) && !tags(p, $0).contains(.noun) }) == true))
                     || (v.hash == WordHash.of("and") && k >= 2 && tokens[k - 2].hash == WordHash.of("cause"))
                 if nounSlot {
                     grammarFinding(p, tok, "affect_effect", trig == .affect ? "effect" : "effects", Messages.effect, index: k)
                 }
             case .effect, .effects:
-                guard let v = prev(k) else { continue }
-                if trig == .effect, v.hash == Self.toHash, next(k).map({ Self.hashes("change changes a an real lasting").contains($0.hash) }) == true { continue }
-                let tv = tags(p, v)
-                let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun))
+                guard var v = prev(k) else { continue }
+                // "to effect change", "effect a transformation": the verb "effect" (bring about).
+                if trig == .effect, next(k).map({ Self.hashes("change changes a an real lasting reform reforms").contains($0.hash) }) == true { continue }
+                var tv = tags(p, v)
+                // Past an adverb: "shouldn't effect", "won't immediately effect", "droughts severely effect".
+                let adverbBetween = tv.contains(.adverb) && tv.intersection([.noun, .adjective, .verb]).isEmpty && tv.intersection(POSTags.closed).isEmpty
+                if adverbBetween, let w = prev(k - 1) { v = w; tv = tags(p, w) }
+                let objectAfter = next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || Self.nounHead(tags(p, $0)) } ?? false
+                let pluralSubject = tv.contains(.plural) && Self.nounHead(tv) && objectAfter
+                // "Does it effect the price?": after an auxiliary, "it" or "this" is the subject.
+                let questionSubject = Self.hashes("it this that").contains(v.hash) && objectAfter
+                    && prev(tokens.firstIndex(where: { $0.start == v.start }) ?? 0).map({ tags(p, $0).contains(.auxiliary) || tags(p, $0).contains(.modal) }) == true
+                let verbSlot = trig == .effect ? (Self.affectAfter.contains(v.hash) || tv.contains(.modal) || tv.contains(.subjectPronoun) && !tv.contains(.objectPronoun)
+                                                  || pluralSubject || questionSubject)
                     : (Self.hashes("it this that which what he she").contains(v.hash) && next(k).map { tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty == false || tags(p, $0).onlyNoun } == true)
                 if verbSlot, v.hash != WordHash.of("the") {
                     grammarFinding(p, tok, "affect_effect", trig == .effect ? "affect" : "affects", Messages.affect, index: k)
@@ -317,6 +592,11 @@ extension Run {
                     grammarFinding(p, tok, "could_of", "have", Messages.couldOf(text(v.start, v.end)), index: k)
                 }
             case .i, .iContraction:
+                // "I has", "I goes": the pronoun, not a numeral ("World War I has") nor a letter.
+                if trig == .i, p[tok.start] == 73, prev(k).map({ !$0.flags.contains(.capitalized) || !tags(p, $0).intersection(POSTags.closed).isEmpty }) ?? true,
+                   let (u, j) = verbAfterSubject(p, k), !Self.hashes("is was").contains(u.hash) {
+                    agreement(p, k, .i, u, at: j, tokens: tokens, prev: prev(k))
+                }
                 if p[tok.start] == 105, !tok.flags.contains(.hyphenBefore), next(k).map({ !$0.flags.contains(.hyphenBefore) }) ?? true,
                    !(tok.end < p.count && (p[tok.end] == 46 || p[tok.end] == 41)) {
                     let w = text(tok.start, tok.end)
@@ -325,9 +605,26 @@ extension Run {
             case .theirs:
                 grammarFinding(p, tok, "there_their", "there's", Messages.there, index: k)
             case .theres:
-                if let u = next(k) { thereAgreement(p, k, verb: tok, u, plural: false) }
-            case .he, .she, .it, .they, .we, .you:
-                if let u = next(k) { agreement(p, k, trig, u, tokens: tokens, prev: prev(k)) }
+                if let u = next(k) {
+                    if Self.pluralNumbers.contains(u.hash), next(k + 1).map({ $0.hash != WordHash.of("of") }) ?? true {
+                        // "There's five apps".
+                        add(tok.start, tok.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre("'s", "are"),
+                            [cased("there are", like: tok, p)], tokens: k..<(k + 1))
+                    } else {
+                        thereAgreement(p, k, verb: tok, u, plural: false)
+                    }
+                }
+            case .you:
+                // "You car is parked outside": a singular noun with its own verb after it — the possessive.
+                if let u = next(k), p[tok.start] == 89 || p[tok.start] == 121, Self.nounHead(tags(p, u)), !tags(p, u).contains(.plural),
+                   !tags(p, u).contains(.mainVerb), !tags(p, u).contains(.adjective), let v = next(k + 1),
+                   tags(p, v).contains(.auxiliary) || tags(p, v).contains(.modal) {
+                    grammarFinding(p, tok, "your_youre", "your", Messages.yourPossessive, index: k)
+                } else if let (u, j) = verbAfterSubject(p, k) {
+                    agreement(p, k, trig, u, at: j, tokens: tokens, prev: prev(k))
+                }
+            case .he, .she, .it, .they, .we:
+                if let (u, j) = verbAfterSubject(p, k) { agreement(p, k, trig, u, at: j, tokens: tokens, prev: prev(k)) }
             case .isW, .are, .was, .am:
                 if let v = prev(k), v.hash == Self.iHash || v.hash == Self.thereHash {
                     beAgreement(p, k, trig, subject: v, next: next(k))
@@ -337,7 +634,105 @@ extension Run {
     }
 
     static let ownHash = WordHash.of("own")
-    static let thinkVerbs = hashes("think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
+    /// Whether a possessive before an -ing form reads as a gerund phrase: after a preposition or a verb of doing
+    /// ("of their being", "prevent your going"), where "they're" or "you're" could not stand.
+    func gerundPhraseSlot(_ p: UnsafeBufferPointer<UInt8>, _ v: Token?) -> Bool {
+        guard let v else { return false }
+        let tv = tags(p, v)
+        return tv.contains(.preposition) || tv.contains(.verb) && tv.intersection(POSTags.closed).isEmpty && !Self.thinkVerbs.contains(v.hash)
+    }
+
+    /// After token k (your, their): an adverb, then a predicate — an -ing form, a participle, an adjective, a preposition
+    /// or "here" ("probably wondering", "completely out of", "totally committed") — not followed by a noun it describes.
+    func adverbThenPredicate(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> Bool {
+        let n = currentTokens.count
+        guard k + 2 < n else { return false }
+        let u = currentTokens[k + 1], w = currentTokens[k + 2]
+        for t in [u, w] where t.flags.contains(.breakBefore) || t.flags.contains(.opaque) || t.flags.contains(.hyphenBefore) { return false }
+        let tu = tags(p, u)
+        let adverb = Self.notMiddle.contains(u.hash) || tu.contains(.adverb) && tu.intersection([.noun, .adjective, .verb]).isEmpty
+            && tu.intersection(POSTags.closed).isEmpty
+        guard adverb else { return false }
+        let tw = tags(p, w)
+        let predicate = tw.contains(.gerund) || tw.contains(.past) && !tw.contains(.noun)
+            || tw.contains(.adjective) && !tw.contains(.mainNoun) && tw.intersection(POSTags.closed).isEmpty
+            || tw.contains(.preposition) || Self.hashes("here there").contains(w.hash)
+        guard predicate else { return false }
+        if k + 3 < n, !currentTokens[k + 3].flags.contains(.breakBefore), Self.nounHead(tags(p, currentTokens[k + 3])),
+           !tw.contains(.preposition) { return false }
+        return true
+    }
+
+    /// A word that stands before a noun it belongs to: a determiner, a possessive, an adjective that is no verb.
+    static func modifiesNoun(_ t: POSTags) -> Bool {
+        t.contains(.determiner) || t.contains(.possessive) || t.contains(.adjective) && !t.contains(.verb) && t.intersection(POSTags.closed).isEmpty
+    }
+
+    /// Whether an auxiliary or modal comes within `within` tokens from index `from`, in the same clause
+    /// ("Their walking in the park was nice": the -ing phrase is a subject).
+    func auxiliaryAhead(_ p: UnsafeBufferPointer<UInt8>, from: Int, within: Int) -> Bool {
+        var i = from
+        while i < currentTokens.count, i < from + within {
+            let t = currentTokens[i]
+            if t.flags.contains(.breakBefore) || t.flags.contains(.sentenceStart) { return false }
+            if tags(p, t).intersection([.auxiliary, .modal]).isEmpty == false { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Whether the sentence holding token k opens with a condition or a first step ("If it rains, …", "First we eat, …")
+    /// and holds no comparison before k ("no sooner … than", "more weight …, than").
+    func conditionOpens(_ p: UnsafeBufferPointer<UInt8>, before k: Int) -> Bool {
+        var i = k - 1
+        while i >= 0 {
+            let t = currentTokens[i]
+            let tt = tags(p, t)
+            if tt.contains(.comparative) || Self.comparatives.contains(t.hash) || Self.hashes("sooner soon such so").contains(t.hash) { return false }
+            if t.flags.contains(.sentenceStart) || i == 0 { return Self.hashes("if when once first whenever unless").contains(t.hash) }
+            i -= 1
+        }
+        return false
+    }
+
+    /// The verb after the subject at k, past one adverb ("She always go"), and its index.
+    func verbAfterSubject(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (Token, Int)? {
+        let n = currentTokens.count
+        guard k + 1 < n else { return nil }
+        let u = currentTokens[k + 1]
+        if u.flags.contains(.breakBefore) || u.flags.contains(.opaque) || u.flags.contains(.sentenceStart) || u.flags.contains(.hyphenBefore) { return nil }
+        let tu = tags(p, u)
+        let adverb = tu.contains(.adverb) && tu.intersection([.noun, .verb, .adjective]).isEmpty && tu.intersection(POSTags.closed).isEmpty
+            || Self.notMiddle.contains(u.hash) && u.hash != WordHash.of("not")
+        if adverb, k + 2 < n {
+            let w = currentTokens[k + 2]
+            if w.flags.contains(.breakBefore) || w.flags.contains(.opaque) || w.flags.contains(.hyphenBefore) { return nil }
+            return (w, k + 2)
+        }
+        return (u, k + 1)
+    }
+
+    /// Words that head a noun phrase: nouns that are not also adverbs, -ing or past forms, nor function words.
+    static func nounHead(_ t: POSTags) -> Bool {
+        t.contains(.noun) && t.intersection([.adverb, .gerund, .past]).isEmpty && t.intersection(POSTags.closed).isEmpty
+            && !(t.contains(.mainAdjective) && !t.contains(.mainNoun))
+    }
+    /// Numbers and nouns of time, used as adverbs after "there" ("lived there years ago", "sat there ten minutes").
+    static let timeNouns = hashes("one two three four five six seven eight nine ten eleven twelve twenty hundred thousand moment moments second seconds minute minutes hour hours day days week weeks month months year years decade decades century centuries night nights morning mornings evening evenings afternoon afternoons once twice")
+    /// Particles of place before "there" ("over there", "out there").
+    static let placeParticles = hashes("over out up down around back in")
+    /// Prepositions that also open a clause ("like they're friends", "as they're leaving").
+    static let clausePrepositions = hashes("like as since until till before after than")
+    static let likeHash = WordHash.of("like")
+    static let pluralWithoutS = hashes("people police cattle folk")
+    static let beContractions = hashes("i'm you're we're they're he's she's it's that's there's what's who's")
+    /// Numbers and quantifiers, which "there" may precede as an adverb ("lived there many years", "stayed there all night").
+    static let quantifiers = hashes("one two three four five six seven eight nine ten several many few both all some each every most half much")
+    /// Nouns whose plural is their singular ("there are fish in the lake").
+    static let samePlural = hashes("fish sheep deer species series aircraft offspring means salmon trout swine moose bison")
+    static let fromHash = WordHash.of("from")
+    static let betweenHash = WordHash.of("between")
+    static let thinkVerbs = hashes("assume assumed doubt doubted suspect suspected think thought know knew believe guess say said says hope mean meant feel felt bet suppose realize realise see saw seems seem figure figured sure hear heard")
 
     static func isOrdinal(_ p: UnsafeBufferPointer<UInt8>, _ t: Token) -> Bool {
         guard t.end - t.start >= 3, p[t.start] >= 48, p[t.start] <= 57 else { return false }
@@ -365,20 +760,27 @@ extension Run {
             if first == 56 { vowel = true } else if digits.count == 2 || digits.count == 5, w[0] == 49, w[1] == 49 || w[1] == 56 {
                 vowel = true
             } else { vowel = false }
-        } else if allCaps && (w.count <= 4 || !hasVowel || upper < w.count) {
+        } else if allCaps || (w.count >= 2 && !lowerW.contains { "aeiouy".utf8.contains($0) }
+                              && w.allSatisfy { ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }
+                              && !(u.end < p.count && p[u.end] == 46)) {
+            // Capitals, or a word without a vowel ("npm", "mp3"): read as letters unless it can be said as a word.
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
+            if hasVowel, Self.sayable(lowerW) {
+                // "NASA", "LAN", "LED", "REST", "URL": said as a word by some and as letters by others; either article
+                // is right when the two readings start differently.
+                if Self.startsWithVowelSound(lowerW) != vowel { return }
+            }
         } else if w.count == 1 {
             vowel = Self.vowelSoundLetters.contains(lowerW[0])
             if !u.flags.contains(.capitalized) && lowerW[0] != 120 { return }   // "a b c": letters in a list, leave them
         } else if first >= 0x80 {
             return
         } else {
-            let s = String(decoding: lowerW, as: UTF8.self)
-            vowel = "aeiou".utf8.contains(lowerW[0])
-            if vowel, Self.consonantSound.contains(where: { s.hasPrefix($0) }),
-               !Self.consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
-            if !vowel, Self.vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
-            if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
+            vowel = Self.startsWithVowelSound(lowerW)
+            // A name the lexicon does not know, spelt with a vowel: its sound can't be told from its spelling
+            // ("an Euler brick", "a Eurostar"), so only the plain vowel reading is judged.
+            if !vowel, "aeiou".utf8.contains(lowerW[0]), u.flags.contains(.capitalized),
+               POSLexicon.shared.tags(lowerW).isEmpty { return }
             // Closed-class words right after an article are not what it introduces ("a or b", "an is").
             let tu = POSLexicon.shared.stored(POSLexicon.hash(lowerW[...]))
             if tu.intersection([.conjunction, .auxiliary, .preposition, .subjectPronoun]).isEmpty == false, !tu.contains(.noun) { return }
@@ -393,6 +795,30 @@ extension Run {
         addAt(p, k, "a_an", replacement, message)
     }
 
+    /// Whether a lower-case word spelt with a vowel starts with a vowel sound ("an hour", "a unicorn", "a one-off").
+    static func startsWithVowelSound(_ lowerW: [UInt8]) -> Bool {
+        let s = String(decoding: lowerW, as: UTF8.self)
+        var vowel = "aeiou".utf8.contains(lowerW[0])
+        if vowel, consonantSound.contains(where: { s.hasPrefix($0) }),
+           !consonantSoundExceptions.contains(where: { s.hasPrefix($0) }) { vowel = false }
+        if !vowel, vowelSound.contains(where: { s.hasPrefix($0) }) { vowel = true }
+        if lowerW[0] == 121 && lowerW.count > 1 && !"aeiou".utf8.contains(lowerW[1]) { vowel = true }   // "an yttrium"
+        return vowel
+    }
+
+    /// Whether letters can be said as one English word: a vowel, and before the first vowel nothing or a
+    /// consonant cluster English words start with ("NASA", "LAN", "REST" can; "MRI", "HTML", "FFmpeg" cannot).
+    static func sayable(_ lowerW: [UInt8]) -> Bool {
+        guard let v = lowerW.firstIndex(where: { "aeiouy".utf8.contains($0) }) else { return false }
+        if !lowerW.allSatisfy({ $0 >= 97 && $0 <= 122 }) { return false }
+        if v == 0 && lowerW[0] == 121 { return false }
+        let onset = String(decoding: lowerW[0..<v], as: UTF8.self)
+        return onset.count <= 1 && onset != "x" || onsets.contains(onset)
+    }
+    static let onsets: Set<String> = ["bl", "br", "ch", "cl", "cr", "dr", "dw", "fl", "fr", "gl", "gr", "kl", "kn", "kr", "ph", "pl", "pr",
+                                      "qu", "sc", "sh", "sk", "sl", "sm", "sn", "sp", "st", "sw", "th", "tr", "tw", "wh", "wr",
+                                      "sch", "scr", "shr", "spl", "spr", "str", "thr", "squ"]
+
     /// First byte and length of token k (via `candidates`' helpers).
     func tokensText(_ p: UnsafeBufferPointer<UInt8>, _ k: Int) -> (UInt8, Int) {
         let t = currentTokens[k]
@@ -405,7 +831,7 @@ extension Run {
     }
 
     /// "He go", "She have", "They goes", "I has".
-    mutating func agreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ subject: Trigger, _ u: Token, tokens: [Token], prev: Token?) {
+    mutating func agreement(_ p: UnsafeBufferPointer<UInt8>, _ k: Int, _ subject: Trigger, _ u: Token, at j: Int, tokens: [Token], prev: Token?) {
         let tu = tags(p, u)
         let w = lower(p, u)
         let word = String(decoding: w, as: UTF8.self)
@@ -424,19 +850,26 @@ extension Run {
             case "haven't": fix = "hasn't"
             case "like": fix = "likes"
             case "are": fix = "is"
-            case "were": return   // subjunctive: "if he were"
+            case "were":
+                // Not the subjunctive ("if he were", "I wish she were"): only opening a sentence or after and/but/so.
+                guard prev == nil || prev.map({ Self.hashes("and but so because when while").contains($0.hash) }) == true,
+                      !currentTokens[k].flags.contains(.breakBefore) || currentTokens[k].flags.contains(.sentenceStart),
+                      !(k >= 1 && currentTokens[k - 1].hash == WordHash.of("if")) else { return }
+                fix = "was"
             case "am": fix = "is"
             default:
-                guard tu.contains(.verb), tu.contains(.mainVerb) || !tu.intersection([.mainNoun, .mainAdjective, .mainAdverb, .adverb]).isEmpty == false,
+                // After "he" a noun reading is out: a word that may be a verb and is no adverb or adjective is one
+                // ("He walk to school"), unless "of" follows ("he sort of smiled").
+                guard tu.contains(.verb), tu.contains(.mainVerb) || !tu.contains(.adverb) && !tu.contains(.adjective) && !tu.contains(.mainAdverb),
                       tu.intersection([.thirdPerson, .past, .gerund, .plural, .sameInPast]).isEmpty,
-                      tu.intersection(POSTags.closed).isEmpty else { return }
+                      tu.intersection(POSTags.closed).isEmpty, next(after: u).map({ $0.hash != WordHash.of("of") }) ?? true else { return }
                 // "He, like, …" and other words that are rarely verbs after a pronoun.
                 if w.count < 2 { return }
                 fix = Self.thirdPersonForm(word)
             }
             // "if he were", "he need not" and the like are too rare to flag; questions ("does he go") are not here.
             if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) { return }
-            if let fix { add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2)) }
+            if let fix { add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: j..<(j + 1)) }
         } else {
             var fix: String?
             switch word {
@@ -452,7 +885,7 @@ extension Run {
             }
             if let prev, tags(p, prev).contains(.auxiliary) || tags(p, prev).contains(.modal) || tags(p, prev).contains(.preposition) { return }
             if let fix, !fix.isEmpty {
-                add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: (k + 1)..<(k + 2))
+                add(u.start, u.end, "subject_verb_agreement", .grammar, .warning, Messages.agreement(word, fix), [fix], tokens: j..<(j + 1))
             }
         }
     }
@@ -484,12 +917,19 @@ extension Run {
         let tu = tags(p, u)
         guard tu.intersection(POSTags.closed).isEmpty, !tu.contains(.adjective), !tu.contains(.adverb), !tu.contains(.gerund),
               !Self.hashes("lots plenty").contains(u.hash) else { return }
-        if !isPluralVerb, tu.contains(.plural), !tu.contains(.mainVerb) || !tu.contains(.thirdPerson) {
+        let after = next(after: u)
+        if after?.flags.contains(.hyphenBefore) == true { return }   // "function-like macros": the noun is further on
+        // "people", "police": plural without an -s.
+        let plural = tu.contains(.plural) || Self.pluralWithoutS.contains(u.hash)
+        if !isPluralVerb, plural, !tu.contains(.mainVerb) || !tu.contains(.thirdPerson)
+            || after.map({ tags(p, $0).intersection([.determiner, .objectPronoun, .possessive]).isEmpty }) ?? true {
             let fix = word == "was" ? "were" : "are"
             let shown = word == "there's" ? "there are" : fix
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(shown, like: t, p)], tokens: k..<(k + 1))
-        } else if isPluralVerb, tu.contains(.mainNoun), !tu.contains(.plural), !tu.contains(.verb) || tu.contains(.mainNoun),
-                  next(after: u).map({ tags(p, $0).contains(.preposition) }) ?? true {
+        } else if isPluralVerb, Self.nounHead(tu), !plural, !Self.samePlural.contains(u.hash),
+                  !u.flags.contains(.capitalized) || u.flags.contains(.sentenceStart),
+                  after.map({ tags(p, $0).contains(.preposition) || $0.hash == WordHash.of("that") }) ?? true {
+            // "there were child", "there are issue with": a singular noun, closing the phrase or before a preposition.
             let fix = word == "were" ? "was" : "is"
             add(t.start, t.end, "subject_verb_agreement", .grammar, .warning, Messages.thereAre(word, fix), [cased(fix, like: t, p)], tokens: k..<(k + 1))
         }
@@ -559,6 +999,7 @@ extension Messages {
     static let itsPossessive = "\u{201C}it's\u{201D} means \u{201C}it is\u{201D}; the possessive is \u{201C}its\u{201D}."
     static let youre = "\u{201C}your\u{201D} is the possessive; here you mean \u{201C}you're\u{201D} (you are)."
     static let your = "\u{201C}you're\u{201D} means \u{201C}you are\u{201D}; the possessive is \u{201C}your\u{201D}."
+    static let yourPossessive = "Here you mean the possessive \u{201C}your\u{201D} (belonging to you)."
     static let there = "Here you mean the place or the opener \u{201C}there\u{201D}, not the possessive \u{201C}their\u{201D}."
     static let their = "Here you mean the possessive \u{201C}their\u{201D} (belonging to them)."
     static let theyre = "Here you mean \u{201C}they're\u{201D} (they are)."

@@ -31,11 +31,16 @@ struct POSTags: OptionSet, Sendable {
     static let preposition = POSTags(rawValue: 1 << 22)
     static let conjunction = POSTags(rawValue: 1 << 23)
     static let degree = POSTags(rawValue: 1 << 24)
+    /// An indefinite pronoun ("anyone", "something", "nowhere"): a whole noun phrase, never after a possessive.
+    static let indefinite = POSTags(rawValue: 1 << 26)
     /// A verb whose past tense is its base form ("put", "cut", "let").
     static let sameInPast = POSTags(rawValue: 1 << 25)
     /// Any closed-class word (they never count as nouns, verbs or adjectives for the rules).
     static let closed: POSTags = [.determiner, .subjectPronoun, .objectPronoun, .possessive, .auxiliary, .modal,
-                                  .preposition, .conjunction, .degree]
+                                  .preposition, .conjunction, .degree, .indefinite]
+    /// Closed classes whose words WordNet also lists as rare nouns ("at", "in", "it", "may"): those readings are dropped.
+    static let notNouns: POSTags = [.determiner, .subjectPronoun, .objectPronoun, .possessive, .auxiliary, .modal,
+                                    .preposition, .conjunction]
 
     /// An open-class form that can only be a noun (or noun plural).
     var onlyNoun: Bool { contains(.noun) && intersection([.verb, .adjective, .adverb, .gerund, .past]).isEmpty && intersection(Self.closed).isEmpty }
@@ -61,6 +66,10 @@ enum ClosedClass {
     """
     static let conjunctions = "and but or nor so yet because although though if unless while whereas whether than"
     static let degree = "very so too quite rather really extremely fairly pretty somewhat incredibly"
+    static let indefinites = """
+    anybody anyone anything anywhere everybody everyone everything everywhere nobody nothing nowhere \
+    somebody someone something somewhere
+    """
     static let sameInPast = """
     put cut hit let set shut cost hurt read beat quit spread bet burst cast split thrust bid broadcast upset \
     forecast rid shed slit wed knit fit
@@ -92,6 +101,11 @@ struct POSLexicon: Sendable {
         add(ClosedClass.conjunctions, .conjunction)
         add(ClosedClass.degree, .degree)
         add(ClosedClass.sameInPast, .sameInPast)
+        add(ClosedClass.indefinites, .indefinite)
+        // A function word is read as its function: "Their in the kitchen" has no noun "in" (inch), "at it" no noun "at".
+        for i in values.indices where POSTags(rawValue: values[i]).intersection(POSTags.notNouns).isEmpty == false {
+            values[i] &= ~(POSTags.noun.rawValue | POSTags.mainNoun.rawValue | POSTags.plural.rawValue)
+        }
     }
 
     private mutating func add(_ words: String, _ tags: POSTags) {
