@@ -4,29 +4,25 @@ import GRDB
 /// One passage found for a question, with its fused score.
 public struct RetrievedPassage: Sendable {
     public var passage: StoredPassage
-    /// Reciprocal-rank fusion score (higher is better).
+    /// Fused score: each side's standardised score, summed (higher is better).
     public var score: Double
     public var keywordRank: Int?
     public var vectorRank: Int?
 }
 
-/// BM25 over passages fused with vector similarity by reciprocal-rank fusion (k = 20, equal
-/// weights), every candidate ranked by both sides; a long passage scores by its best window.
+/// BM25 over passages fused with vector similarity, each side's scores standardised by their own
+/// spread (equal weights, no constant tuned to a model); a long passage scores by its best window.
 public struct HybridRetriever: Sendable {
     public let database: AppDatabase
-    /// RRF's k. The usual 60 was set for fusing lists a thousand long; ours are 50, and with 60 a
-    /// keyword side's first and tenth passage differed by 13% of a score that one more list's
-    /// mention could outweigh (bench/RESULTS.md, "Retrieval": the fusion chosen on the older
-    /// question sets, checked on held-out ones).
-    public static let rrfK = 20.0
     /// The vector side's weight in the fusion, against the keyword side's 1: equal. A weight tuned to
     /// one model (0.5, chosen with the static wordllama vectors) buried a sentence model's best hits
-    /// (bench/RESULTS.md, "Retrieval with the model's context"); ranks carry no model's scale.
+    /// (bench/RESULTS.md, "Retrieval with the model's context").
     public static let vectorWeight = 1.0
     /// How much of the database file a question may map (vectors of the large corpus: ~24 MB).
     static let vectorMapBytes = 1 << 30
     /// How many candidates each list contributes before fusion.
     public var candidates = 50
+
 
     public init(database: AppDatabase) { self.database = database }
 
@@ -95,7 +91,11 @@ public struct HybridRetriever: Sendable {
         return kept.map { "\"\($0)\"" }.joined(separator: " OR ")
     }
 
-    struct Candidate { var id: Int64; var documentID: Int64; var start: Int; var end: Int }
+    struct Candidate {
+        var id: Int64; var documentID: Int64; var start: Int; var end: Int
+        /// The side's own score: BM25 (higher is better) or the cosine.
+        var score: Double = 0
+    }
 
     /// The keyword list: passage ids best first, within the scope.
     func keyword(_ question: String, scope: RetrievalScope) throws -> [Candidate] {
@@ -107,13 +107,14 @@ public struct HybridRetriever: Sendable {
             guard let q = try Self.selectiveQuery(question, table: "passage_fts", rows: "passage", db: db) else { return [] }
             var out: [Candidate] = []
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.id, p.document_id, p.start_line, p.end_line FROM passage_fts f
+                SELECT p.id, p.document_id, p.start_line, p.end_line, f.rank FROM passage_fts f
                 JOIN passage p ON p.id = f.rowid JOIN document d ON d.id = p.document_id
                 WHERE passage_fts MATCH ? AND d.project_id IN (\(projects))
                 ORDER BY f.rank LIMIT ?
                 """, arguments: [q, limit])
             while let row = try rows.next(), out.count < candidates {
-                let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3])
+                // FTS5's rank is BM25 negated (lower is better).
+                let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3], score: -(row[4] as Double))
                 if scope.clip(documentID: c.documentID, start: c.start, end: c.end) != nil { out.append(c) }
             }
             return out
@@ -149,13 +150,13 @@ public struct HybridRetriever: Sendable {
             for depth in [candidates * 8, keys.count] {
                 out = []
                 var taken = Set<Int64>()
-                func take(_ digest: Int64) throws -> Bool {
+                func take(_ digest: Int64, _ score: Float) throws -> Bool {
                     var any = false
                     let rows = try Row.fetchCursor(byDigest, arguments: [digest])
                     while let row = try rows.next(), out.count < candidates {
                         any = true
                         guard inScope.contains(row[4]) else { continue }
-                        let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3])
+                        let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3], score: Double(score))
                         if scope.isWindowed, scope.clip(documentID: c.documentID, start: c.start, end: c.end) == nil { continue }
                         // A passage counts once, at its best window.
                         if taken.insert(c.id).inserted { out.append(c) }
@@ -163,9 +164,9 @@ public struct HybridRetriever: Sendable {
                     return any
                 }
                 for i in VectorMath.bestFirst(scores, keys: keys, first: depth) {
-                    if try !take(keys[i]) {
+                    if try !take(keys[i], scores[i]) {
                         for digest in try Int64.fetchAll(byWindow, arguments: [keys[i]]) where out.count < candidates {
-                            _ = try take(digest)
+                            _ = try take(digest, scores[i])
                         }
                     }
                     if out.count >= candidates { break }
@@ -215,73 +216,31 @@ public struct HybridRetriever: Sendable {
         }
     }
 
-    /// Documents by BM25 over their title, headings, tags and body (`document_fts`): id → 0-based rank.
-    func documentKeywordRanks(_ question: String, scope: RetrievalScope, limit: Int = 100) throws -> [Int64: Int] {
-        guard !scope.projectIDs.isEmpty else { return [:] }
-        let projects = scope.projectIDs.map(String.init).joined(separator: ",")
-        return try database.reader.read { db in
-            guard let q = try Self.selectiveQuery(question, table: "document_fts", rows: "document", db: db) else { return [:] }
-            var out: [Int64: Int] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT d.id FROM document_fts f JOIN document d ON d.id = f.rowid
-                WHERE document_fts MATCH ? AND d.project_id IN (\(projects)) ORDER BY f.rank LIMIT ?
-                """, arguments: [q, limit])
-            while let row = try rows.next() { out[row[0]] = out.count }
-            return out
-        }
-    }
-
-    /// The given documents ranked by the cosine of the question with the mean of their passages'
-    /// vectors: id → 0-based rank (documents without vectors are left out).
-    func documentVectorRanks(_ documents: Set<Int64>, query: QuantizedVector, model: String) throws -> [Int64: Int] {
-        let dim = query.values.count
-        guard dim > 0, !documents.isEmpty else { return [:] }
-        let q = query.values.map { Float($0) * query.scale }
-        return try database.reader.read { db in
-            // A passage's own vector, or its windows' (a long passage weighs by its windows).
-            let st = try db.cachedStatement(sql: """
-                SELECT v.scale, v.vector FROM passage p
-                JOIN passage_vector v ON v.model = ?1 AND v.dim = ?2 AND v.digest = p.digest
-                WHERE p.document_id = ?3
-                UNION ALL
-                SELECT v.scale, v.vector FROM passage p JOIN passage_window w ON w.digest = p.digest
-                JOIN passage_vector v ON v.model = ?1 AND v.dim = ?2 AND v.digest = w.key
-                WHERE p.document_id = ?3 AND w.key != p.digest
-                """)
-            var scored: [(Int64, Float)] = []
-            var sum = [Float](repeating: 0, count: dim)
-            for doc in documents.sorted() {
-                for i in sum.indices { sum[i] = 0 }
-                var n = 0
-                let rows = try Row.fetchCursor(st, arguments: [model, dim, doc])
-                while let row = try rows.next() {
-                    let scale = Float(row[0] as Double)
-                    try row.withUnsafeData(atIndex: 1) { data in
-                        guard let data, data.count == dim else { return }
-                        data.withUnsafeBytes { raw in
-                            for (i, b) in raw.bindMemory(to: Int8.self).enumerated() { sum[i] += Float(b) * scale }
-                        }
-                        n += 1
-                    }
-                }
-                guard n > 0 else { continue }
-                var dot: Float = 0, norm: Float = 0
-                for i in 0..<dim { dot += sum[i] * q[i]; norm += sum[i] * sum[i] }
-                scored.append((doc, norm > 0 ? dot / norm.squareRoot() : 0))
-            }
-            scored.sort { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
-            var out: [Int64: Int] = [:]
-            for (r, (doc, _)) in scored.enumerated() { out[doc] = r }
-            return out
-        }
+    /// How far a score stands above its list: (score − the list's mean) / its standard deviation,
+    /// over the side's candidates. Scores of each side are put on one scale by their own spread —
+    /// BM25 and any model's cosines alike, with no constant tuned to a model — so that a passage
+    /// far ahead on one side (a passage quoted word for word, a note only meaning finds) is not
+    /// outweighed by passages middling on both. Nil for a list too short to tell.
+    static func standardise(_ scores: [Double]) -> (mean: Double, deviation: Double)? {
+        guard scores.count >= 3 else { return nil }
+        let mean = scores.reduce(0, +) / Double(scores.count)
+        let variance = scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count)
+        let deviation = variance.squareRoot()
+        guard deviation > 1e-9 else { return nil }
+        return (mean, deviation)
     }
 
     /// The best passages for a question.
+    ///
+    /// Each side's candidates (50 by BM25, 50 by cosine) are scored by how far they stand above
+    /// their own list (`standardise`, negative counted as nothing); a keyword candidate is also
+    /// scored on the vector side by its cosine (against the vector list's spread), and a passage's
+    /// score is the sum. A list too short to tell (fewer than 3, or all equal) scores by rank
+    /// instead: 1 for its first, falling to 0 at its end.
     /// - Parameters:
     ///   - query: the question's embedding (nil: keyword-only).
     ///   - model: the embedding model id the vectors are stored under.
-    ///   - keywordWeight, vectorWeight: each side's weight in the fusion, for its passage list and
-    ///     for its document list alike.
+    ///   - keywordWeight, vectorWeight: each side's weight (1 each; 0 leaves a side out).
     public func retrieve(_ question: String, scope: RetrievalScope, limit: Int,
                          query: QuantizedVector? = nil, model: String? = nil,
                          keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight) throws -> [RetrievedPassage] {
@@ -289,46 +248,32 @@ public struct HybridRetriever: Sendable {
         var vec: [Candidate] = []
         if let query, let model, vectorWeight > 0 { vec = try semantic(query, model: model, scope: scope) }
         var fused: [Int64: (score: Double, kw: Int?, vec: Int?)] = [:]
-        var documentOf: [Int64: Int64] = [:]
-        for (r, c) in kw.enumerated() {
-            fused[c.id, default: (0, nil, nil)].score += keywordWeight / (Self.rrfK + Double(r + 1))
-            fused[c.id]?.kw = r + 1
-            documentOf[c.id] = c.documentID
+        func add(_ list: [Candidate], weight: Double, extra: [Int64: Double] = [:], isKeyword: Bool) {
+            let spread = Self.standardise(list.map(\.score))
+            for (r, c) in list.enumerated() {
+                let strength = spread.map { max(0, (c.score - $0.mean) / $0.deviation) }
+                    ?? (list.count > 1 ? 1 - Double(r) / Double(list.count) : 1)
+                fused[c.id, default: (0, nil, nil)].score += weight * strength
+                if isKeyword { fused[c.id]?.kw = r + 1 } else { fused[c.id]?.vec = r + 1 }
+            }
+            // Candidates of the other side scored on this one (no rank: they are not in its list).
+            if let spread {
+                for (id, score) in extra { fused[id, default: (0, nil, nil)].score += weight * max(0, (score - spread.mean) / spread.deviation) }
+            }
         }
-        // Every candidate is ranked by the vector side, the keyword side's too: with only the vector
-        // list's own ranks, a passage in both lists outscored the keyword side's best passage when
-        // that one was not among the vector side's 50, however low its keyword rank (a passage
-        // quoted word for word fell from 1st to 15th with a sentence model).
-        if let query, let model, vectorWeight > 0, !vec.isEmpty {
-            var all = vec
+        add(kw, weight: keywordWeight, isKeyword: true)
+        var crossScores: [Int64: Double] = [:]
+        if let query, let model, !vec.isEmpty {
             let inVector = Set(vec.map(\.id))
-            all += kw.filter { !inVector.contains($0.id) }
-            let cosines = try vectorScores(all.map(\.id), query: query, model: model)
-            let ranked = all.compactMap { c in cosines[c.id].map { (c, $0) } }
-                .sorted { a, b in a.1 != b.1 ? a.1 > b.1 : a.0.id < b.0.id }
-                .map(\.0)
-            for (r, c) in ranked.enumerated() {
-                fused[c.id, default: (0, nil, nil)].score += vectorWeight / (Self.rrfK + Double(r + 1))
-                fused[c.id]?.vec = r + 1
-                documentOf[c.id] = c.documentID
-            }
+            let others = kw.filter { !inVector.contains($0.id) }.map(\.id)
+            for (id, cosine) in try vectorScores(others, query: query, model: model) { crossScores[id] = Double(cosine) }
         }
-        // Document-level evidence: a passage of a document that matches the question as a whole (its
-        // title and headings weigh most) or is about it as a whole (the mean of its passages'
-        // vectors) gains, by the same fusion, each list with its side's weight. It reorders the
-        // candidates; it brings in none.
-        if !fused.isEmpty {
-            var documentLists: [([Int64: Int], Double)] = []
-            if keywordWeight > 0 { documentLists.append((try documentKeywordRanks(question, scope: scope), keywordWeight)) }
-            if let query, let model, vectorWeight > 0 {
-                documentLists.append((try documentVectorRanks(Set(documentOf.values), query: query, model: model), vectorWeight))
-            }
-            for (ranks, weight) in documentLists where !ranks.isEmpty {
-                for (id, doc) in documentOf {
-                    if let r = ranks[doc] { fused[id]?.score += weight / (Self.rrfK + Double(r + 1)) }
-                }
-            }
-        }
+        add(vec, weight: vectorWeight, extra: crossScores, isKeyword: false)
+        return try finish(fused, scope: scope, limit: limit)
+    }
+
+    /// The best `limit` fused passages, read and cut to the reading window.
+    func finish(_ fused: [Int64: (score: Double, kw: Int?, vec: Int?)], scope: RetrievalScope, limit: Int) throws -> [RetrievedPassage] {
         let best = fused.sorted { $0.value.score != $1.value.score ? $0.value.score > $1.value.score : $0.key < $1.key }
             .prefix(limit)
         let stored = try database.passages(ids: best.map(\.key))

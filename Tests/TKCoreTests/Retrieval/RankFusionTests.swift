@@ -3,8 +3,9 @@ import GRDB
 import Testing
 @testable import TKCore
 
-/// Reciprocal-rank fusion ranks every candidate on both sides, so a passage is not lifted over the
-/// keyword side's best one merely for being in both lists.
+/// The fusion puts each side's scores on one scale by their own spread: a passage is not lifted over
+/// the keyword side's best one merely for being in both lists, and a passage far ahead on the vector
+/// side is not buried by a weak keyword list.
 @Suite struct RankFusionTests {
     func vector(_ weights: [Int: Float], dim: Int = 16) -> QuantizedVector {
         QuantizedVector((0..<dim).map { weights[$0] ?? 0.05 })
@@ -55,8 +56,33 @@ import Testing
         #expect(hits.prefix(2).map(\.passage.id).contains(id["A"]))
         let a = try #require(hits.first { $0.passage.id == id["A"] })
         #expect(a.keywordRank == 1)
-        #expect(a.vectorRank == 4)
-        #expect(hits.first?.passage.id == id["B"])
+        #expect(a.vectorRank == nil)
+    }
+
+    /// A note only meaning finds (no word of the question in it, its vector the question's) comes
+    /// first, though every other passage matches a word of the question. Ranked on both sides by
+    /// reciprocal rank, it came below the keyword side's first few (each scored on both sides).
+    @Test func aStrongVectorHitIsNotBuriedByAWeakKeywordList() throws {
+        let db = try AppDatabase.inMemory()
+        let pid = try db.projectID(for: PathBytes("/p"))
+        let scenes = (0..<12).map { i in
+            "# Scene \(i)\n\nThe harbour wall \(i) stood grey while gull\(i) and boat\(i) passed the pier \(i).\n"
+        }
+        try db.apply(projectID: pid, upserts: scenes.enumerated().map { .parsed("s\($0.offset).md", $0.element) }
+                     + [.parsed("note.md", "# Note\n\nLydia dreads deep lakes since the boating accident.\n")])
+        let rows = try db.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.id, p.digest, d.path FROM passage p JOIN document d ON d.id = p.document_id ORDER BY p.id
+                """).map { ($0[0] as Int64, $0[1] as Int64, String(decoding: $0[2] as Data, as: UTF8.self)) }
+        }
+        var g = SplitMix(seed: 7)
+        let note = try #require(rows.first { $0.2 == "note.md" })
+        try db.storeVectors(model: "m", rows.map { row in
+            (row.1, row.2 == "note.md" ? vector([0: 1]) : QuantizedVector((0..<16).map { _ in Float(g.next() % 1000) / 1000 }))
+        })
+        let hits = try HybridRetriever(database: db).retrieve("which sister fears the harbour water", scope: RetrievalScope(projectIDs: [pid]),
+                                                              limit: 5, query: vector([0: 1]), model: "m")
+        #expect(hits.first?.passage.id == note.0)
     }
 
     @Test func aPassageWithoutAVectorKeepsItsKeywordRankOnly() throws {
