@@ -17,7 +17,10 @@ enum LanguageGuess {
         // de
         "der die das und ist nicht ein eine einen einem dem den des zu mit sich auf für von wir ich sie es auch wie noch "
             + "nur aber oder wenn dass bei aus nach kann sind wird werden war hat haben um im zum zur über durch dieser "
-            + "diese alle mehr schon sehr wieder mich mir dich dir uns euch ihr ihre sein seine kein keine vom",
+            + "diese alle mehr schon sehr wieder mich mir dich dir uns euch ihr ihre sein seine kein keine vom "
+            // Function words German shares with English count for both (a German page is full of
+            // "in … an", which counted for English alone).
+            + "in an so was will",
         // fr
         "le la les et est une un des du de ne pas que qui dans pour sur avec ce cette il elle nous vous je tu mais ou où "
             + "sont être avoir fait très plus aux au par se sa son ses leur leurs c'est n'est qu'il comme tout mon ma mes "
