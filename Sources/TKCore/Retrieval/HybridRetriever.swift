@@ -251,8 +251,9 @@ public struct HybridRetriever: Sendable {
         func add(_ list: [Candidate], weight: Double, extra: [Int64: Double] = [:], isKeyword: Bool) {
             let spread = Self.standardise(list.map(\.score))
             for (r, c) in list.enumerated() {
-                let strength = spread.map { max(0, (c.score - $0.mean) / $0.deviation) }
-                    ?? (list.count > 1 ? 1 - Double(r) / Double(list.count) : 1)
+                // The side's order breaks ties (below the mean every score is nothing).
+                let order = 1 - Double(r) / Double(max(1, list.count))
+                let strength = spread.map { max(0, (c.score - $0.mean) / $0.deviation) + 1e-3 * order } ?? order
                 fused[c.id, default: (0, nil, nil)].score += weight * strength
                 if isKeyword { fused[c.id]?.kw = r + 1 } else { fused[c.id]?.vec = r + 1 }
             }

@@ -106,7 +106,7 @@ import Testing
 }
 
 /// The vector side reads each stored vector once and looks passages up by digest, best first; the
-/// fusion weighs document-level evidence.
+/// fusion keeps each side's order.
 @Suite struct FusionTests {
     @Test func bestFirstIsASortedPrefix() {
         var g = SystemRandomNumberGenerator()
@@ -150,19 +150,19 @@ import Testing
         #expect(mine.allSatisfy { $0.passage.projectID == p1 })
     }
 
-    @Test func aDocumentThatMatchesAsAWholeLiftsItsPassage() throws {
+    /// Keyword-only, the passages come in BM25's order all the way down, those below the list's mean
+    /// (which the standardised fusion scores as nothing) included.
+    @Test func keywordOnlyKeepsBM25OrderBelowTheMean() throws {
         let db = try AppDatabase.inMemory()
         let pid = try db.projectID(for: PathBytes("/p"))
         let layout = PassageLayoutTests()
-        // Both passages match "tide" once in equal-length text; only one document is about tides.
-        try db.apply(projectID: pid, upserts: [
-            layout.indexed("a.md", "# Kitchen\n\nthe tide of dishes rose again\n\n# Garden\n\nroses and weeds\n"),
-            layout.indexed("b.md", "# Notes\n\nthe tide of letters rose again\n\n# Tide tables\n\nhigh water at noon\n"),
-        ])
-        let hits = try HybridRetriever(database: db).retrieve("tide", scope: RetrievalScope(projectIDs: [pid]), limit: 5)
-        let a = try #require(hits.first { $0.passage.path == PathBytes("a.md") })
-        let b = try #require(hits.first { $0.passage.path == PathBytes("b.md") && $0.passage.text.contains("letters") })
-        #expect(b.score > a.score)
+        // Passage i says "tide" i + 1 times in text of the same length: BM25 orders them 9, 8, … 0.
+        let text = (0..<10).map { i in
+            "# Part \(i)\n\n" + (0..<12).map { $0 <= i ? "tide" : "sand\($0)" }.joined(separator: " ") + "\n"
+        }.joined(separator: "\n")
+        try db.apply(projectID: pid, upserts: [layout.indexed("a.md", text)])
+        let hits = try HybridRetriever(database: db).retrieve("tide", scope: RetrievalScope(projectIDs: [pid]), limit: 10)
+        #expect(hits.map { $0.passage.heading } == (0..<10).reversed().map { "Part \($0)" })
     }
 }
 
