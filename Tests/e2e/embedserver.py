@@ -65,7 +65,8 @@ class State:
         self.lock = threading.Lock()
         self.log = log
         self.fail_left = fail_first
-        self.model = load_minilm() if model == "minilm" else load_model()
+        # A model object (the fault suite's stand-in), or the name of one to load.
+        self.model = model if not isinstance(model, str) else load_minilm() if model == "minilm" else load_model()
         self.context = context
         self.busy = busy
         self.busy_s = 0.0

@@ -591,8 +591,7 @@ def start_embed_server(log):
     import threading
     from http.server import ThreadingHTTPServer
     import embedserver
-    state = embedserver.State.__new__(embedserver.State)
-    state.lock, state.log, state.fail_left, state.model = threading.Lock(), str(log), 0, HashEmbeddings()
+    state = embedserver.State(str(log), 0, HashEmbeddings())
     srv = ThreadingHTTPServer(("127.0.0.1", 0), embedserver.make_handler(state))
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     return srv
