@@ -223,6 +223,8 @@ public enum ConfigurationLoader {
         var sources: [String: ConfigSource] = [:]
         recordSources(tree, prefix: "", source: .default, into: &sources)
         for (layer, source) in layers {
+            // An empty layer (no flags, no environment) changes nothing and needs no decoding.
+            if case .object(let o) = layer, o.isEmpty { continue }
             let candidate = merge(tree, layer)
             do {
                 _ = try decode(candidate)

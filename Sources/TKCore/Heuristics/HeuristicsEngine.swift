@@ -1,3 +1,4 @@
+import Dispatch
 /// The quick prose heuristics: pure functions from a parsed document to findings.
 ///
 /// Looks only at `MarkdownDocument.proseBlocks` (never code, URLs, link targets, HTML, front matter or
@@ -6,6 +7,16 @@
 public struct HeuristicsEngine: Sendable {
     public let options: HeuristicsOptions
     let lexicon: Lexicon
+
+    /// Builds the built-in word tables (phrases, parts of speech) and decodes the built-in advisors on
+    /// other threads, so that a short process such as `check` reads its configuration and arguments
+    /// while they are made. The first engine waits for them (Swift's one-time initialisation), so
+    /// calling this is never required.
+    public static func warmUp() {
+        DispatchQueue.global(qos: .userInitiated).async { _ = Lexicon.builtIn }
+        DispatchQueue.global(qos: .userInitiated).async { _ = POSLexicon.shared }
+        DispatchQueue.global(qos: .userInitiated).async { _ = BuiltInCatalog.shared }
+    }
 
     public init(options: HeuristicsOptions = HeuristicsOptions()) {
         self.options = options

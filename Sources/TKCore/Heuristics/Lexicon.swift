@@ -132,25 +132,37 @@ struct Lexicon: Sendable {
     }
 
     /// Splits a phrase into word hashes the way the tokenizer would, noting punctuation between words.
+    /// Hashes as it reads (no word strings): the built-in tables hold thousands of phrases and every
+    /// `check` process compiles them all before it reads a page.
     static func compile(_ phrase: String) -> (words: [UInt64], allowBreak: UInt64) {
         var words: [UInt64] = []
         var allow: UInt64 = 0
-        var current = ""
+        var h = WordHash.offset
+        var inWord = false
         var sawPunct = false
         func flush() {
-            if !current.isEmpty {
+            if inWord {
                 if sawPunct, words.count < 64 { allow |= 1 << UInt64(words.count) }
-                words.append(WordHash.of(Substring(current)))
-                current = ""
+                words.append(WordHash.finish(h))
+                h = WordHash.offset
+                inWord = false
                 sawPunct = false
             }
         }
-        let scalars = Array(phrase.unicodeScalars)
-        for (i, s) in scalars.enumerated() {
-            let isApostrophe = (s == "'" || s == "\u{2019}") && !current.isEmpty && i + 1 < scalars.count
-                && TextClass.isWordScalar(scalars[i + 1].value)
-            if TextClass.isWordScalar(s.value) || isApostrophe {
-                current.unicodeScalars.append(s == "\u{2019}" ? "'" : s)
+        func addScalar(_ s: Unicode.Scalar) {
+            for b in UTF8.encode(s)! { h = WordHash.add(h, (b >= 65 && b <= 90) ? b + 32 : b) }
+        }
+        var it = phrase.unicodeScalars.makeIterator()
+        var next = it.next()
+        while let s = next {
+            next = it.next()
+            let isApostrophe = (s == "'" || s == "\u{2019}") && inWord
+                && next.map { TextClass.isWordScalar($0.value) } == true
+            if isApostrophe {
+                h = WordHash.add(h, 39)
+            } else if TextClass.isWordScalar(s.value) {
+                inWord = true
+                addScalar(s)
             } else {
                 flush()
                 if s != " " && s != "-" && s != "\u{2010}" && s != "\u{2011}" { sawPunct = true }
@@ -167,52 +179,65 @@ struct Lexicon: Sendable {
         let (words, allow) = Self.compile(text)
         guard let first = words.first else { return }
         let e = entry(first)
-        for p in phraseStarts[e] {
-            let old = phrases[Int(p)]
-            if old.words == words, old.onlyAtBlockStart == onlyAtBlockStart {
-                // Plugged-in rules (advisor tips) win over a built-in entry with the same words.
-                if replacing {
-                    phrases[Int(p)].category = category; phrases[Int(p)].rule = rule
-                    phrases[Int(p)].severity = severity; phrases[Int(p)].message = message
-                    phrases[Int(p)].replacements = replacements
-                }
-                return
+        for p in phraseStarts[e] where phrases[Int(p)].words == words
+            && phrases[Int(p)].onlyAtBlockStart == onlyAtBlockStart {
+            // Plugged-in rules (advisor tips) win over a built-in entry with the same words.
+            if replacing {
+                phrases[Int(p)].category = category; phrases[Int(p)].rule = rule
+                phrases[Int(p)].severity = severity; phrases[Int(p)].message = message
+                phrases[Int(p)].replacements = replacements
             }
+            return
         }
         let isKindOf = words.count == 2 && (words[0] == WordHash.of("kind") || words[0] == WordHash.of("sort"))
             && words[1] == WordHash.of("of")
         phrases.append(PhraseEntry(words: words, allowBreak: allow, category: category, rule: rule, severity: severity,
                                    message: message, replacements: replacements, onlyAtBlockStart: onlyAtBlockStart,
                                    notAfterDeterminer: isKindOf))
-        var list = phraseStarts[e]
-        list.append(Int32(phrases.count - 1))
         // Longest first; among equal lengths, block-start rules before the others, then insertion order.
-        list.sort { a, b in
-            let pa = phrases[Int(a)], pb = phrases[Int(b)]
-            if pa.words.count != pb.words.count { return pa.words.count > pb.words.count }
-            if pa.onlyAtBlockStart != pb.onlyAtBlockStart { return pa.onlyAtBlockStart }
-            return a < b
+        // The new phrase has the highest index, so it goes before the first entry it beats.
+        let n = words.count
+        var at = phraseStarts[e].count
+        for (k, p) in phraseStarts[e].enumerated() {
+            let other = phrases[Int(p)]
+            if other.words.count < n || (other.words.count == n && onlyAtBlockStart && !other.onlyAtBlockStart) {
+                at = k
+                break
+            }
         }
-        phraseStarts[e] = list
+        phraseStarts[e].insert(Int32(phrases.count - 1), at: at)
     }
 
-    /// Adds every `phrase => a | b` line of a table.
+    /// Adds every `phrase => a | b` line of a table (`#` starts a comment line).
     mutating func addTable(_ table: String, category: FindingCategory?, rule: String, severity: Severity,
                            onlyAtBlockStart: Bool = false, message: ((String, [String]) -> String)? = nil) {
-        for line in table.split(separator: "\n") {
-            let trimmed = line.trimmingCharacters(in: " \t")
-            if trimmed.isEmpty || trimmed.hasPrefix("#") { continue }
-            var phrase = trimmed
+        for line in table.utf8.split(separator: 10) {
+            let trimmed = Self.trimmed(line)
+            if trimmed.isEmpty || trimmed.first == 35 { continue }
+            var phraseBytes = trimmed
             var replacements: [String] = []
-            if let r = trimmed.range(of: "=>") {
-                phrase = String(trimmed[..<r.lowerBound]).trimmingCharacters(in: " \t")
-                replacements = trimmed[r.upperBound...].split(separator: "|")
-                    .map { String($0).trimmingCharacters(in: " \t") }.filter { !$0.isEmpty }
+            if let arrow = trimmed.indices.first(where: {
+                trimmed[$0] == 61 && trimmed.index(after: $0) < trimmed.endIndex && trimmed[trimmed.index(after: $0)] == 62
+            }) {
+                phraseBytes = Self.trimmed(trimmed[..<arrow])
+                for part in trimmed[trimmed.index(arrow, offsetBy: 2)...].split(separator: 124) {
+                    let r = Self.trimmed(part)
+                    if !r.isEmpty { replacements.append(String(Substring(r))) }
+                }
             }
+            let phrase = String(Substring(phraseBytes))
             addPhrase(phrase, category: category, rule: rule, severity: severity,
                       message: message.map { $0(phrase, replacements) }, replacements: replacements,
                       onlyAtBlockStart: onlyAtBlockStart)
         }
+    }
+
+    /// `bytes` without the spaces and tabs at either end.
+    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        var s = bytes
+        while let f = s.first, f == 32 || f == 9 { s.removeFirst() }
+        while let l = s.last, l == 32 || l == 9 { s.removeLast() }
+        return s
     }
 
     /// The built-in lexicon (built once per process).
@@ -259,15 +284,5 @@ struct Lexicon: Sendable {
             }
         }
         return lx
-    }
-}
-
-extension StringProtocol {
-    /// Trims any of `chars` from both ends.
-    fileprivate func trimmingCharacters(in chars: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, chars.contains(f) { s.removeFirst() }
-        while let l = s.last, chars.contains(l) { s.removeLast() }
-        return String(s)
     }
 }

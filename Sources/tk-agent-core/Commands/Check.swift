@@ -58,6 +58,7 @@ extension TKAgent {
                 }
                 targets = ["-"]
             }
+            HeuristicsEngine.warmUp()
             let fmt: Format = json ? .json : (format ?? .text)
             let cwd = FileManager.default.currentDirectoryPath
             var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)

@@ -56,7 +56,7 @@ extension TKAgent {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "show",
                 abstract: "Every effective setting and where it came from (flag, env, project, user, default).")
             @OptionGroup var output: OutputOptions
             @Option(name: .long, help: "Show the settings as with this --provider.") var provider: String?
@@ -124,7 +124,7 @@ extension TKAgent {
         }
 
         struct Get: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Print one effective setting.")
+            static let configuration = CommandConfiguration(commandName: "get", abstract: "Print one effective setting.")
             @Argument(help: "A dotted key, e.g. review.daily_budget_usd.") var key: String
             @OptionGroup var output: OutputOptions
 
@@ -163,7 +163,7 @@ extension TKAgent {
         }
 
         struct Set: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "set",
                 abstract: "Set a value in the user config (comments kept); api_key keys go to the secrets store.")
             @Argument(help: "A dotted key, e.g. review.auto or providers.anthropic.api_key.") var key: String
             @Argument(help: "The value: JSON (true, 2, null, [\"a\"]) or plain text.") var value: String
@@ -210,7 +210,7 @@ extension TKAgent {
         }
 
         struct Init: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Write a commented starting user config.")
+            static let configuration = CommandConfiguration(commandName: "init", abstract: "Write a commented starting user config.")
             @Flag(name: .long, help: "Replace an existing user config.") var force = false
 
             func run() async throws {

@@ -12,7 +12,7 @@ extension TKAgent {
         )
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the built-in and custom roles.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the built-in and custom roles.")
             @OptionGroup var output: OutputOptions
 
             func run() async throws {
@@ -27,7 +27,7 @@ extension TKAgent {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show one role.")
+            static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one role.")
             @Argument(help: "The role id (see `tk-agent roles list`).") var id: String
             @OptionGroup var output: OutputOptions
 
@@ -45,7 +45,7 @@ extension TKAgent {
         }
 
         struct Create: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "create",
                 abstract: "Create a custom role (custom_<name>).",
                 discussion: """
                     Give the role on the command line or in a JSON file (--from-file) with the keys name, \
@@ -97,7 +97,7 @@ extension TKAgent {
         }
 
         struct Delete: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Delete a custom role.")
+            static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a custom role.")
             @Argument(help: "The custom role id.") var id: String
             @Flag(help: "Delete without asking.") var force = false
 

@@ -11,7 +11,7 @@ extension TKAgent {
         )
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the story types and their default advisors.")
+            static let configuration = CommandConfiguration(commandName: "list", abstract: "List the story types and their default advisors.")
             @OptionGroup var output: OutputOptions
 
             func run() async throws {
@@ -26,7 +26,7 @@ extension TKAgent {
         }
 
         struct Show: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Show one story type.")
+            static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one story type.")
             @Argument(help: "The story type id (see `tk-agent story-types list`).") var id: String
             @OptionGroup var output: OutputOptions
 
@@ -45,7 +45,7 @@ extension TKAgent {
         }
 
         struct Assemble: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "assemble",
                 abstract: "Recommend a story type and advisors for a description of your writing.")
             @Argument(help: "What you are writing, in a sentence or two.") var description: String
             @OptionGroup var output: OutputOptions

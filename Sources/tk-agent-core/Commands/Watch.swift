@@ -11,7 +11,7 @@ extension TKAgent {
         )
 
         struct Add: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Watch a project folder (kept in the user config).")
+            static let configuration = CommandConfiguration(commandName: "add", abstract: "Watch a project folder (kept in the user config).")
             @Argument(help: "The project folder.", completion: .directory) var path: String
             func run() async throws {
                 let paths = Paths.resolve()
@@ -23,7 +23,7 @@ extension TKAgent {
         }
 
         struct Remove: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "Stop watching a project folder.")
+            static let configuration = CommandConfiguration(commandName: "remove", abstract: "Stop watching a project folder.")
             @Argument(help: "The project folder.", completion: .directory) var path: String
             func run() async throws {
                 let paths = Paths.resolve()
@@ -36,7 +36,7 @@ extension TKAgent {
         }
 
         struct List: AsyncParsableCommand {
-            static let configuration = CommandConfiguration(
+            static let configuration = CommandConfiguration(commandName: "list",
                 abstract: "List the watched project folders: the saved list and the running agent's own.",
                 discussion: "Folders given to `tk-agent run PATH...` are watched for that run only and marked (this run).")
             @OptionGroup var output: OutputOptions
