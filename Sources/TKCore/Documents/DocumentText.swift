@@ -20,7 +20,6 @@ public enum DocumentText {
     /// multi-byte sequence (a UTF-8 file with one stray byte stays UTF-8). Nil otherwise.
     public static func latin1(_ bytes: [UInt8]) -> [UInt8]? {
         guard bytes.contains(where: { $0 >= 0x80 }) else { return nil }
-        var sawValidMultibyte = false
         var sawInvalid = false
         var i = 0
         let n = bytes.count
@@ -31,10 +30,13 @@ public enum DocumentText {
                 i += 1
                 continue
             }
-            let len = validSequenceLength(bytes, at: i)
-            if len > 0 { sawValidMultibyte = true; i += len } else { sawInvalid = true; i += 1 }
+            // One well-formed multi-byte sequence: UTF-8 with stray bytes, left as it is (and known
+            // at the first curly quote, not after the whole buffer: the language server asks per keystroke).
+            if validSequenceLength(bytes, at: i) > 0 { return nil }
+            sawInvalid = true
+            i += 1
         }
-        guard sawInvalid, !sawValidMultibyte else { return nil }
+        guard sawInvalid else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(n + n / 8)
         for b in bytes {

@@ -141,7 +141,10 @@ struct InlineScanner {
                     i += 1
                 }
             case 104, 72, 119, 87, 102, 70, 109, 77:   // h w f m: bare URL / www. / mailto:
-                if let e = bareURL(at: i) {
+                // Most are letters inside a word, which start no URL: passed over without a call.
+                if i > range.lowerBound, TextClass.isASCIIWordByte(bytes[i - 1]) {
+                    i += 1
+                } else if let e = bareURL(at: i) {
                     mask(i, e, .url)
                     i = e
                 } else {
@@ -271,8 +274,16 @@ struct InlineScanner {
             let p = bytes[i - 1]
             if TextClass.isASCIIWordByte(p) || p >= 0x80 || p == 64 { return nil }
         }
-        guard startsWithCI("http://", at: i) || startsWithCI("https://", at: i) || startsWithCI("ftp://", at: i)
-            || startsWithCI("www.", at: i) || startsWithCI("mailto:", at: i) else { return nil }
+        // Each prefix is tried only after its own first letter ("he", "was", "for", "me" start none).
+        let isURL: Bool
+        switch bytes[i] | 0x20 {
+        case 104: isURL = startsWithCI("http://", at: i) || startsWithCI("https://", at: i)
+        case 119: isURL = startsWithCI("www.", at: i)
+        case 102: isURL = startsWithCI("ftp://", at: i)
+        case 109: isURL = startsWithCI("mailto:", at: i)
+        default: isURL = false
+        }
+        guard isURL else { return nil }
         var e = i
         var parens = 0
         while e < to {

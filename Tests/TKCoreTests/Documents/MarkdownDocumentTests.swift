@@ -157,6 +157,12 @@ private func prose(_ d: MarkdownDocument) -> [String] {
         #expect(d.htmlComments.count == 1)
     }
 
+    @Test func bareURLsOfEverySchemeAndNotWordsStartingLikeThem() {
+        let d = doc("When HTTP://A.B/c, www.example.org, ftp://f.g/h and mailto:me@x.y came, my wheel wasn't http or www. fine.\n")
+        #expect(d.proseBlocks[0].masks.map(\.kind) == [.url, .url, .url, .url])
+        #expect(prose(d) == ["When  ,  ,   and   came, my wheel wasn't http or www. fine."])
+    }
+
     @Test func headingMarkers() {
         let d = doc("## Title here ##\n\nSetext head\n===\n")
         #expect(prose(d) == [" Title here", "Setext head "])

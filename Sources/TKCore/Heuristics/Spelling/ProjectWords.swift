@@ -51,7 +51,9 @@ public struct ProjectWords: Sendable, Equatable {
     public static func countCapitalised(_ bytes: [UInt8], into counts: inout [String: Int]) {
         let n = bytes.count
         var i = 0
-        var distinct: [ArraySlice<UInt8>: Int] = [:]
+        // Counted by a hash of the word's bytes first (one 8-byte key, not a hash of a slice element by
+        // element: the language server counts a whole novel per keystroke); a String only per distinct word.
+        var distinct: [UInt64: (start: Int, end: Int, count: Int)] = [:]
         bytes.withUnsafeBufferPointer { p in
             while i < n {
                 let c = p[i]
@@ -66,21 +68,27 @@ public struct ProjectWords: Sendable, Equatable {
                 }
                 var j = i + 1
                 var plain = true
+                var h = WordHash.add(WordHash.offset, c)
                 while j < n {
                     let d = p[j]
-                    if d >= 97 && d <= 122 || d >= 0x80 { j += 1; continue }
+                    if d >= 97 && d <= 122 || d >= 0x80 { h = WordHash.add(h, d); j += 1; continue }
                     if d >= 65 && d <= 90 || d >= 48 && d <= 57 || d == 95 { plain = false; j += 1; continue }
                     break
                 }
                 if plain, j - i >= 2, j - i <= 40 {
-                    // Counted by the word's bytes first; a String only per distinct word (below).
-                    distinct[bytes[i..<j], default: 0] += 1
+                    // The length too: two words of one hash would also need one length to be mixed up.
+                    let key = h ^ (UInt64(j - i) << 56)
+                    if let seen = distinct[key] {
+                        distinct[key] = (seen.start, seen.end, seen.count + 1)
+                    } else {
+                        distinct[key] = (i, j, 1)
+                    }
                 }
                 i = j
             }
         }
-        for (word, count) in distinct {
-            counts[String(decoding: word, as: UTF8.self).lowercased(), default: 0] += count
+        for (_, word) in distinct {
+            counts[String(decoding: bytes[word.start..<word.end], as: UTF8.self).lowercased(), default: 0] += word.count
         }
     }
 

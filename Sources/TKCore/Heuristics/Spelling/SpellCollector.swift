@@ -16,8 +16,11 @@ struct SpellCollector {
     /// At most this many occurrences of one word are kept (and reported).
     static let maxOccurrences = 5
 
-    /// Case-sensitive word hash → index in `entries` (first-seen order).
-    private var index: [UInt64: Int] = [:]
+    /// Case-sensitive word hash → index in `entries` (first-seen order): an open-addressing table of
+    /// `index + 1` (0: empty) whose keys are `order`'s. The hashes are FNV already, so no second hash
+    /// (a `Dictionary` hashed each one again with SipHash, and the language server merges every
+    /// paragraph's words per keystroke).
+    private var slots: [Int32] = []
     private(set) var entries: [Word] = []
     private(set) var order: [UInt64] = []
     /// The kept occurrences, `maxOccurrences` (start, end) pairs a word, word `i` from `2 * maxOccurrences * i`
@@ -39,9 +42,43 @@ struct SpellCollector {
         entries[i].kept = k + 1
     }
 
+    @inline(__always) private static func slot(_ key: UInt64, _ mask: Int) -> Int {
+        Int(truncatingIfNeeded: key ^ (key >> 29)) & mask
+    }
+
+    /// The index of the word with this hash, or nil.
+    private func find(_ key: UInt64) -> Int? {
+        if slots.isEmpty { return nil }
+        let mask = slots.count - 1
+        var s = Self.slot(key, mask)
+        while true {
+            let v = Int(slots[s])
+            if v == 0 { return nil }
+            if order[v - 1] == key { return v - 1 }
+            s = (s + 1) & mask
+        }
+    }
+
+    private mutating func place(_ key: UInt64, _ i: Int) {
+        let mask = slots.count - 1
+        var s = Self.slot(key, mask)
+        while slots[s] != 0 { s = (s + 1) & mask }
+        slots[s] = Int32(i + 1)
+    }
+
+    /// Room in the table for `n` words at most half full.
+    private mutating func reserveSlots(_ n: Int) {
+        guard 2 * n > slots.count else { return }
+        var size = max(16, slots.count)
+        while size < 2 * n { size <<= 1 }
+        slots = [Int32](repeating: 0, count: size)
+        for (i, key) in order.enumerated() { place(key, i) }
+    }
+
     private mutating func newWord(_ key: UInt64, start: Int, end: Int, count: Int) -> Int {
         let i = entries.count
-        index[key] = i
+        reserveSlots(i + 1)
+        place(key, i)
         entries.append(Word(start: start, end: end, count: count, kept: 0))
         order.append(key)
         spans.append(contentsOf: repeatElement(0, count: 2 * Self.maxOccurrences))
@@ -76,7 +113,7 @@ struct SpellCollector {
                 if a == 46, e + 1 < n, TextClass.isASCIIWordByte(p[e + 1]) { continue }
             }
             let key = WordHash.finish(h)
-            if let i = index[key] {
+            if let i = find(key) {
                 entries[i].count += 1
                 keep(i, s, e)
             } else {
@@ -92,7 +129,7 @@ struct SpellCollector {
         for (j, key) in other.order.enumerated() {
             let w = other.entries[j]
             let i: Int
-            if let found = index[key] {
+            if let found = find(key) {
                 i = found
                 entries[i].count += w.count
             } else {
@@ -112,6 +149,7 @@ struct SpellCollector {
         let target = max(n, entries.capacity * 2)
         entries.reserveCapacity(target)
         order.reserveCapacity(target)
+        reserveSlots(n)
         spans.reserveCapacity(target * 2 * Self.maxOccurrences)
     }
 
