@@ -1,7 +1,7 @@
 /// The byte-level differences between two versions of a document, used to follow passages as the
 /// text around them moves. Pure.
 ///
-/// Lines are compared first (Myers, through `CollectionDifference`), then each changed run of lines
+/// Lines are compared first (Myers, `SequenceDiff`), then each changed run of lines
 /// is narrowed to the bytes that really differ, on UTF-8 character boundaries.
 public struct TextDiff: Sendable, Equatable {
     /// One changed region: the bytes `old` of the previous version became the bytes `new`.
@@ -43,14 +43,9 @@ public struct TextDiff: Sendable, Equatable {
         while tail < oldLines - head, tail < newLines - head, oldLine(oldLines - 1 - tail) == newLine(newLines - 1 - tail) { tail += 1 }
         let a = (head..<(oldLines - tail)).map(oldLine)
         let b = (head..<(newLines - tail)).map(newLine)
-        var removed = [Bool](repeating: false, count: oldLines)
-        var inserted = [Bool](repeating: false, count: newLines)
-        for change in b.difference(from: a) {
-            switch change {
-            case .remove(let offset, _, _): removed[head + offset] = true
-            case .insert(let offset, _, _): inserted[head + offset] = true
-            }
-        }
+        let middle = SequenceDiff.changed(a, b)
+        let removed = [Bool](repeating: false, count: head) + middle.removed + [Bool](repeating: false, count: tail)
+        let inserted = [Bool](repeating: false, count: head) + middle.inserted + [Bool](repeating: false, count: tail)
         var out: [Hunk] = []
         var i = 0
         var j = 0
@@ -108,14 +103,7 @@ public struct TextDiff: Sendable, Equatable {
         guard a.count > 1 || b.count > 1, a.count <= maxRefineTokens, b.count <= maxRefineTokens else { return [h] }
         let aw = a.map { old[$0] }
         let bw = b.map { new[$0] }
-        var removed = [Bool](repeating: false, count: a.count)
-        var inserted = [Bool](repeating: false, count: b.count)
-        for change in bw.difference(from: aw) {
-            switch change {
-            case .remove(let offset, _, _): removed[offset] = true
-            case .insert(let offset, _, _): inserted[offset] = true
-            }
-        }
+        let (removed, inserted) = SequenceDiff.changed(aw, bw)
         func oldPos(_ k: Int) -> Int { k < a.count ? a[k].lowerBound : h.old.upperBound }
         func newPos(_ k: Int) -> Int { k < b.count ? b[k].lowerBound : h.new.upperBound }
         var out: [Hunk] = []

@@ -1,5 +1,7 @@
 /// A shortest edit script between two sequences (Myers' O(ND) algorithm), after trimming the common
-/// prefix and suffix. Used to count the words a save inserted and to show `tk-agent diff`.
+/// prefix and suffix. The one diff of the code base: the words a save inserted, the history's changed
+/// scope, `tk-agent diff` and `pipe --diff` (`UnifiedDiff`), and how passages move between versions
+/// (`TextDiff`).
 public enum SequenceDiff {
     public enum Op: Equatable, Sendable {
         /// `old[i]` and `new[j]` are the same element.
@@ -22,6 +24,20 @@ public enum SequenceDiff {
         ops += middle(a, b, offset: prefix, n: n, m: m, maxEdits: maxEdits)
         for k in 0..<suffix { ops.append(.equal(a.count - suffix + k, b.count - suffix + k)) }
         return ops
+    }
+
+    /// Which elements of `a` the script deletes and which of `b` it inserts.
+    public static func changed<T: Hashable>(_ a: [T], _ b: [T], maxEdits: Int = 3000) -> (removed: [Bool], inserted: [Bool]) {
+        var removed = [Bool](repeating: false, count: a.count)
+        var inserted = [Bool](repeating: false, count: b.count)
+        for op in diff(a, b, maxEdits: maxEdits) {
+            switch op {
+            case .equal: break
+            case .delete(let i): removed[i] = true
+            case .insert(let j): inserted[j] = true
+            }
+        }
+        return (removed, inserted)
     }
 
     static func middle<T: Hashable>(_ a: [T], _ b: [T], offset: Int, n: Int, m: Int, maxEdits: Int) -> [Op] {

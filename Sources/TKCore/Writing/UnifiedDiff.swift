@@ -85,48 +85,26 @@ public enum UnifiedDiff {
         return out
     }
 
-    /// An edit script by longest common subsequence (documents are small; O(n·m) memory is capped by
-    /// trimming the common prefix and suffix first).
+    /// The edit script (`SequenceDiff`), each run of changes with its deletions first, as `diff -u`
+    /// prints them.
     static func script(_ a: [Substring], _ b: [Substring]) -> [Op] {
-        var prefix = 0
-        while prefix < a.count, prefix < b.count, a[prefix] == b[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < a.count - prefix, suffix < b.count - prefix,
-              a[a.count - 1 - suffix] == b[b.count - 1 - suffix] { suffix += 1 }
-        let a2 = Array(a[prefix..<(a.count - suffix)])
-        let b2 = Array(b[prefix..<(b.count - suffix)])
-        var ops: [Op] = (0..<prefix).map { .same($0, $0) }
-        let n = a2.count, m = b2.count
-        if n * m > 25_000_000 {
-            // Too big to align: replace the middle wholesale.
-            ops += (0..<n).map { .delete(prefix + $0) }
-            ops += (0..<m).map { .insert(prefix + $0) }
-        } else {
-            var lcs = [[Int32]](repeating: [Int32](repeating: 0, count: m + 1), count: n + 1)
-            if n > 0 && m > 0 {
-                for i in stride(from: n - 1, through: 0, by: -1) {
-                    for j in stride(from: m - 1, through: 0, by: -1) {
-                        lcs[i][j] = a2[i] == b2[j] ? lcs[i + 1][j + 1] + 1 : max(lcs[i + 1][j], lcs[i][j + 1])
-                    }
-                }
-            }
-            var i = 0, j = 0
-            while i < n || j < m {
-                if i < n, j < m, a2[i] == b2[j] {
-                    ops.append(.same(prefix + i, prefix + j)); i += 1; j += 1
-                } else if j < m, i == n || lcs[i][j + 1] >= lcs[i + 1][j] {
-                    // Deletions before insertions, as diff -u prints them.
-                    if i < n, lcs[i + 1][j] >= lcs[i][j + 1] {
-                        ops.append(.delete(prefix + i)); i += 1
-                    } else {
-                        ops.append(.insert(prefix + j)); j += 1
-                    }
-                } else {
-                    ops.append(.delete(prefix + i)); i += 1
-                }
+        var ops: [Op] = []
+        ops.reserveCapacity(max(a.count, b.count))
+        var deletes: [Op] = [], inserts: [Op] = []
+        func flush() {
+            ops += deletes
+            ops += inserts
+            deletes.removeAll(keepingCapacity: true)
+            inserts.removeAll(keepingCapacity: true)
+        }
+        for op in SequenceDiff.diff(a, b) {
+            switch op {
+            case .equal(let i, let j): flush(); ops.append(.same(i, j))
+            case .delete(let i): deletes.append(.delete(i))
+            case .insert(let j): inserts.append(.insert(j))
             }
         }
-        for k in 0..<suffix { ops.append(.same(a.count - suffix + k, b.count - suffix + k)) }
+        flush()
         return ops
     }
 }

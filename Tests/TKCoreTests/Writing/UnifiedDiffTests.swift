@@ -43,4 +43,36 @@ import Testing
         let empty = UnifiedDiff.diff(old: "", new: "x\n")
         #expect(empty.contains("@@ -0,0 +1 @@"))
     }
+
+    /// A run of changed lines shows all its deletions, then all its insertions, as `diff -u` does,
+    /// however the edit script interleaves them.
+    @Test func aReplacedRunShowsDeletionsBeforeInsertions() {
+        let d = UnifiedDiff.diff(old: "a\nb\nc\nd\ne\n", new: "a\nX\nc\nY\nZ\ne\n", context: 0)
+        #expect(d == """
+            --- a
+            +++ b
+            @@ -2 +2 @@
+            -b
+            +X
+            @@ -4 +4,2 @@
+            -d
+            +Y
+            +Z
+
+            """)
+        let swapped = UnifiedDiff.diff(old: "one\ntwo\n", new: "three\nfour\n")
+        #expect(swapped == "--- a\n+++ b\n@@ -1,2 +1,2 @@\n-one\n-two\n+three\n+four\n")
+    }
+
+    /// Two long documents that differ in many places still diff line by line (the old table of
+    /// n × m cells gave up above 25 million and printed everything as changed).
+    @Test func longDocumentsWithScatteredChangesDiffLineByLine() {
+        let old = (1...8_000).map { "line \($0)\n" }.joined()
+        var newLines = (1...8_000).map { "line \($0)\n" }
+        for k in stride(from: 10, to: 8_000, by: 400) { newLines[k] = "changed \(k)\n" }
+        let d = UnifiedDiff.diff(old: old, new: newLines.joined())
+        let lines = d.split(separator: "\n").dropFirst(2)   // past the --- and +++ lines
+        #expect(lines.filter { $0.hasPrefix("-") } == (0..<20).map { "-line \(10 + 400 * $0 + 1)" })
+        #expect(lines.filter { $0.hasPrefix("+") } == (0..<20).map { "+changed \(10 + 400 * $0)" })
+    }
 }
