@@ -263,25 +263,18 @@ public struct JourneyActions: Sendable {
         guard s.status == .pending, let start = s.start, let end = s.end else {
             throw JourneyActionError("suggestion \(s.id) is \(s.status.rawValue), not pending: nothing to apply")
         }
-        let path = loc.absolute
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path, limit: 64 << 20) } catch {
-            throw JourneyActionError("cannot read \(path.display): \(error)")
-        }
         let original = Array(s.originalText.utf8)
-        guard start >= 0, start <= end, end <= bytes.count, Array(bytes[start..<end]) == original else {
-            throw JourneyActionError(
-                "the passage of \(s.id) is no longer exactly at line \(s.line ?? 0) of \(loc.relative.display); nothing changed "
-                    + "(save the document and let the agent catch up, or edit it yourself)")
-        }
-        var out = Array(bytes[..<start])
-        out += Array(text.utf8)
-        out += Array(bytes[end...])
-        var st = stat()
-        let mode: mode_t = path.withCString { lstat($0, &st) } == 0 ? st.st_mode & 0o7777 : 0o644
-        do { try FileSystem.writeAtomically(out, to: path, mode: mode, durable: true) } catch {
-            throw JourneyActionError("cannot write \(path.display): \(error)")
-        }
-        return (bytes, out)
+        do {
+            let written = try DocumentRewriter.rewrite(loc.absolute, limit: 64 << 20) { bytes in
+                guard start >= 0, start <= end, end <= bytes.count, Array(bytes[start..<end]) == original else {
+                    throw JourneyActionError(
+                        "the passage of \(s.id) is no longer exactly at line \(s.line ?? 0) of \(loc.relative.display); nothing changed "
+                            + "(save the document and let the agent catch up, or edit it yourself)")
+                }
+                return Array(bytes[..<start]) + Array(text.utf8) + Array(bytes[end...])
+            }
+            guard let written else { throw JourneyActionError("nothing to write to \(loc.relative.display)") }
+            return written
+        } catch let error as DocumentRewriteError { throw JourneyActionError("\(error)") }
     }
 }

@@ -94,19 +94,15 @@ extension TKAgent {
                 FileHandle.standardOutput.write(Data(outcome.bytes))
             }
             if apply, let path = doc.path, !outcome.applied.isEmpty {
-                let current: [UInt8]
-                do { current = try FileSystem.read(path, limit: 64 << 20) } catch {
-                    throw CLIError("\(doc.display): cannot read it again (\(error))")
-                }
-                guard current == doc.bytes else {
-                    throw CLIError("\(doc.display) changed while the suggestions were made; nothing was written")
-                }
-                let mode = ((try? FileManager.default.attributesOfItem(atPath: path.display)[.posixPermissions]) as? NSNumber)
-                    .map { mode_t($0.uint16Value) } ?? 0o644
-                HistoryCLI.snapshotBeforeWrite(path, bytes: current, reason: "pipe")
-                do { try FileSystem.writeAtomically(outcome.bytes, to: path, mode: mode) } catch {
-                    throw CLIError("\(doc.display): cannot write (\(error))")
-                }
+                do {
+                    try DocumentRewriter.rewrite(path, limit: 64 << 20) { current in
+                        guard current == doc.bytes else {
+                            throw CLIError("\(doc.display) changed while the suggestions were made; nothing was written")
+                        }
+                        HistoryCLI.snapshotBeforeWrite(path, bytes: current, reason: "pipe")
+                        return outcome.bytes
+                    }
+                } catch let error as DocumentRewriteError { throw CLIError("\(doc.display): \(error)") }
             }
             if !quiet {
                 var msg = "\(doc.display): \(outcome.applied.count) suggestion\(outcome.applied.count == 1 ? "" : "s") applied"

@@ -24,21 +24,20 @@ extension TKAgent {
             let target = try HistoryCLI.resolve(rev, in: list, file: file)
             let old: [UInt8]
             do { old = try service.content(target) } catch { throw CLIError("\(file): cannot read version \(target.number) (\(error))") }
-            let current: [UInt8]
-            do { current = try FileSystem.read(loc.absolute, limit: 256 << 20) } catch { throw CLIError("\(file): cannot read (\(error))") }
-            let kept: SnapshotRecord
+            var kept: SnapshotRecord?
+            let written: (old: [UInt8], new: [UInt8])?
             do {
-                kept = try service.snapshot(project: loc.project, path: loc.relative, bytes: current, reason: "restore",
-                                            note: "before restoring version \(target.number)", history: config.history)
-            } catch { throw CLIError("\(file): cannot keep the current version, nothing written (\(error))") }
-            if current != old {
-                var st = stat()
-                let mode: mode_t = loc.absolute.withCString { lstat($0, &st) } == 0 ? st.st_mode & 0o7777 : 0o644
-                do { try FileSystem.writeAtomically(old, to: loc.absolute, mode: mode) } catch {
-                    throw CLIError("\(file): cannot write (\(error))")
+                written = try DocumentRewriter.rewrite(loc.absolute) { current in
+                    // The version on disk is kept first, whether or not it differs.
+                    do {
+                        kept = try service.snapshot(project: loc.project, path: loc.relative, bytes: current, reason: "restore",
+                                                    note: "before restoring version \(target.number)", history: config.history)
+                    } catch { throw CLIError("\(file): cannot keep the current version, nothing written (\(error))") }
+                    return current == old ? nil : old
                 }
-                try? service.markSeen(project: loc.project, path: loc.relative, bytes: old)
-            }
+            } catch let error as DocumentRewriteError { throw CLIError("\(file): \(error)") }
+            if written != nil { try? service.markSeen(project: loc.project, path: loc.relative, bytes: old) }
+            guard let kept else { throw CLIError("\(file): cannot keep the current version, nothing written") }
             SuggestionLookup.nudgeAgent()
             if output.json {
                 print(JSON.string(["restored": JSONValue.number(Double(target.number)), "kept": .number(Double(kept.number))]))

@@ -291,19 +291,15 @@ enum Interactive {
             return quit
         }
         // Write only if the file is still what the suggestions were made for.
-        let current: [UInt8]
-        do { current = try FileSystem.read(path, limit: 64 << 20) } catch {
-            throw CLIError("\(doc.display): cannot read it again to apply the changes (\(error))")
-        }
-        guard current == doc.bytes else {
-            throw CLIError("\(doc.display) changed while you were reviewing; nothing was written")
-        }
         let outcome = SuggestionApplier.apply(edits, to: doc.bytes)
-        let mode = ((try? FileManager.default.attributesOfItem(atPath: path.display)[.posixPermissions]) as? NSNumber)
-            .map { mode_t($0.uint16Value) } ?? 0o644
-        do { try FileSystem.writeAtomically(outcome.bytes, to: path, mode: mode) } catch {
-            throw CLIError("\(doc.display): cannot write (\(error))")
-        }
+        do {
+            try DocumentRewriter.rewrite(path, limit: 64 << 20) { current in
+                guard current == doc.bytes else {
+                    throw CLIError("\(doc.display) changed while you were reviewing; nothing was written")
+                }
+                return outcome.bytes
+            }
+        } catch let error as DocumentRewriteError { throw CLIError("\(doc.display): \(error)") }
         var msg = "\(doc.display): applied \(outcome.applied.count) change\(outcome.applied.count == 1 ? "" : "s")"
         if !outcome.skipped.isEmpty { msg += "; \(outcome.skipped.count) overlapping change(s) left out" }
         printError(msg)
