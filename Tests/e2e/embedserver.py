@@ -61,7 +61,7 @@ def load_minilm():
 
 
 class State:
-    def __init__(self, log, fail_first, model="wordllama", context=512, busy=None):
+    def __init__(self, log, fail_first, model="wordllama", context=512, busy=None, delay=0.0):
         self.lock = threading.Lock()
         self.log = log
         self.fail_left = fail_first
@@ -70,6 +70,8 @@ class State:
         self.context = context
         self.busy = busy
         self.busy_s = 0.0
+        # Seconds each embedding request waits before it is answered (a slow model).
+        self.delay = delay
 
     def record(self, entry):
         if not self.log:
@@ -153,6 +155,8 @@ def make_handler(state):
                     {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
                 self.send_json(429, err, {"retry-after": "0"})
                 return
+            if state.delay:
+                time.sleep(state.delay)
             vecs = state.embed(inputs) if inputs else []
             if self.path == "/api/embed":
                 self.send_json(200, {"model": model, "embeddings": vecs, "prompt_eval_count": tokens(inputs)})
@@ -171,8 +175,9 @@ def main():
     ap.add_argument("--model", choices=("wordllama", "minilm"), default="wordllama")
     ap.add_argument("--context", type=int, default=512, help="the context length /api/show reports")
     ap.add_argument("--busy", help="write the seconds spent embedding to this file")
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds each embedding request waits (a slow model)")
     a = ap.parse_args()
-    state = State(a.log, a.fail_first, a.model, a.context, a.busy)
+    state = State(a.log, a.fail_first, a.model, a.context, a.busy, a.delay)
     srv = ThreadingHTTPServer(("127.0.0.1", a.port), make_handler(state))
     print(f"PORT {srv.server_address[1]}", flush=True)
     try:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import time
 
 import generated_corpus
 import pytest
@@ -27,6 +28,12 @@ def embed(tmp_path):
 def embed_small(tmp_path):
     """The same, reporting a model that reads 64 tokens (`/api/show`)."""
     yield from embed_server(tmp_path, "--context", "64")
+
+
+@pytest.fixture
+def embed_slow(tmp_path):
+    """The same, each request answered after 0.3 s (a slow model)."""
+    yield from embed_server(tmp_path, "--delay", "0.3")
 
 
 def embed_server(tmp_path, *args):
@@ -106,6 +113,40 @@ def test_restart_sends_nothing_and_an_edit_sends_one_passage(tk, embed):
     tk.wait_for(lambda: "c.md" in tk.indexed_paths(), timeout=30, what="the rename", proc=agent)
     tk.wait_for(lambda: embedded_idle(tk), timeout=30, what="embeddings after the rename", proc=agent)
     assert len(embed.inputs()) == len(first) + 1
+
+
+def nothing_pending(s):
+    return (s.get("running") and (s.get("index") or {}).get("pending", 1) == 0
+            and (s.get("embeddings") or {}).get("pending", 1) == 0)
+
+
+def test_status_never_says_nothing_is_pending_while_vectors_are_missing(tk, embed_slow):
+    """`status --json`, sampled every 0.2 s from the agent's start until the last vector is in, while
+    a slow model embeds a corpus in small batches: no sample taken while the server had not yet seen
+    every passage says that nothing waits."""
+    embed = embed_slow
+    configure(tk, embed, extra={"embeddings": {"batch_size": 4}})
+    proj = tk.project()
+    for i in range(10):
+        (proj / f"c{i}.md").write_text(f"# C{i}\n\n" + chapters(3))
+    total = 30
+    agent = tk.start(proj)
+    samples, wrong = 0, []
+    deadline = time.time() + 90
+    while time.time() < deadline:
+        s = tk.status()
+        seen = len(set(embed.inputs()))   # read after the sample: vectors were surely missing when below
+        samples += 1
+        if seen < total and nothing_pending(s):
+            wrong.append((seen, s.get("index"), s.get("embeddings")))
+        if seen >= total and embedded_idle(tk):
+            break
+        assert agent.poll() is None, "the agent exited"
+        time.sleep(0.2)
+    assert embedded_idle(tk), "the corpus was not embedded in 90 s"
+    assert tk.status()["embeddings"]["embedded"] == total
+    assert samples >= 8, f"only {samples} samples: the embedding was too quick to watch"
+    assert not wrong, f"{len(wrong)} of {samples} samples said nothing was pending while vectors were missing: {wrong[:3]}"
 
 
 def test_long_passages_are_embedded_as_windows_that_fit_the_model(tk, embed_small):

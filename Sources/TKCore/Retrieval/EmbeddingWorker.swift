@@ -48,10 +48,13 @@ public actor EmbeddingWorker: AgentExtension {
 
     public func documentsChanged(root: PathBytes, changes: [IndexedChange], config: Configuration) async {
         guard !changes.isEmpty else { return }
-        // Not idle any more until the next pass has looked at what changed.
-        if client != nil, status.state == "idle" {
+        // Not idle any more until the next pass has looked at what changed, and never "nothing
+        // pending" meanwhile: each changed document may bring passages to embed (the pass counts
+        // them exactly; `test_status_never_says_nothing_is_pending_while_vectors_are_missing`).
+        if client != nil, status.state == "idle" || status.pending == 0 {
             var s = status
             s.state = "embedding"
+            s.pending = max(s.pending, changes.count)
             set(s)
         }
         wakeUp?.yield()
