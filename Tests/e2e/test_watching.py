@@ -253,15 +253,15 @@ def test_directory_shuffles(tk):
 def test_burst_of_2000_files_in_a_new_folder(tk):
     p = tk.project()
     agent = tk.start(p)
-    t = time.time()
     sh("mkdir -p burst/inner && i=0; while [ $i -lt 1000 ]; do printf '# B\\n\\nburstword\\n' > burst/b$i.md; "
        "printf '# B\\n\\nburstword\\n' > burst/inner/b$i.md; i=$((i+1)); done", p)
-    tk.wait_for(lambda: len(tk.search_paths("burstword")) == 2000, what="2000 files", proc=agent, timeout=10)
+    # Generous limits (a loaded CI machine): they catch a lost event or a hang, not a slow index
+    # (bench/search.py measures speed).
+    tk.wait_for(lambda: len(tk.search_paths("burstword")) == 2000, what="2000 files", proc=agent, timeout=60)
     assert_index_matches(tk, p, agent)
     # And all deleted at once.
     shutil.rmtree(p / "burst")
-    tk.wait_for(lambda: tk.indexed_paths() == [], what="burst removed", proc=agent, timeout=10)
-    assert time.time() - t < 20
+    tk.wait_for(lambda: tk.indexed_paths() == [], what="burst removed", proc=agent, timeout=60)
 
 
 # ---------------------------------------------------------------- files
