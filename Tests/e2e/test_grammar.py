@@ -110,3 +110,40 @@ def test_dialogue_in_fiction_is_left_to_the_characters(tk):
     assert {x["category"] for x in in_speech} == {"grammar"}, in_speech
     narration = {x["category"] for x in got if x["start"] > speech_end}
     assert "cliche" in narration
+
+
+def test_the_editor_gets_a_quick_fix_with_each_grammar_correction(tk):
+    """The language server offers each grammar finding's correction as a quick fix whose edit,
+    applied as an editor would, leaves the sentence without that finding."""
+    from lsp_helpers import LSPClient
+    p = tk.project()
+    (p / ".tk").mkdir(exist_ok=True)
+    c = LSPClient(dict(tk.env), cwd=p)
+    try:
+        c.initialize()
+        uri = c.open(p / "notes.md", GRAMMAR_DOC)
+        diags = c.diagnostics(uri, lambda ds: any(d["code"] == "a_an" for d in ds))
+        fixes = {}
+        for d in diags:
+            if d["code"] not in {"its_contraction", "your_youre", "a_an", "then_than", "subject_verb_agreement", "could_of"}:
+                continue
+            acts = c.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": d["range"],
+                                                         "context": {"diagnostics": [d]}})["result"]
+            quick = [a for a in acts if a.get("kind") == "quickfix" and "edit" in a
+                     and not a["title"].startswith("Ignore")]
+            assert quick, (d["code"], [a["title"] for a in acts])
+            edit = quick[0]["edit"]["changes"][uri][0]
+            assert edit["range"] == d["range"]
+            fixes[d["code"]] = (edit, quick[0].get("isPreferred"))
+        assert {k: v[0]["newText"] for k, v in fixes.items()} == {
+            "its_contraction": "It's", "your_youre": "you're", "a_an": "an", "then_than": "than",
+            "subject_verb_agreement": "goes", "could_of": "have"}
+        # Applying the a/an fix, as the editor would, clears that finding.
+        edit = fixes["a_an"][0]
+        mark = c.mark()
+        c.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2},
+                                            "contentChanges": [{"range": edit["range"], "text": edit["newText"]}]})
+        c.diagnostics(uri, lambda ds: not any(d["code"] == "a_an" for d in ds)
+                      and any(d["code"] == "then_than" for d in ds), after=mark)
+    finally:
+        c.close()
