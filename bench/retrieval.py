@@ -157,6 +157,9 @@ PROSE_HELD = [
 # check of the choices made on the sets above. Also 7 short notes that only meaning can find (added
 # to a copy of folder200 under notes/) and 10 questions asked with `--until` (no spoilers).
 FRESH = json.loads((HERE / "retrieval_fresh.json").read_text())
+# The folder the notes of `FRESH` are added to (another question file: another folder).
+NOTES_DIR = "prose-notes"
+FRESH_FILE = "retrieval_fresh.json"
 
 
 def fresh_questions(part):
@@ -181,7 +184,7 @@ def file_recall(env, project, questions, mode, how):
 
 def prose_with_notes(root, prose):
     """folder200 copied with the fresh notes under notes/ (once)."""
-    dest = pathlib.Path(root) / "prose-notes"
+    dest = pathlib.Path(root) / NOTES_DIR
     if not (dest / ".complete").exists():
         shutil.rmtree(dest, ignore_errors=True)
         shutil.copytree(prose, dest)
@@ -229,7 +232,7 @@ def fresh_part(env, medium, prose):
                 a, b = r.get(label, (0, 0))
                 r[label] = (a + h, b + n)
     print("\nrecall@5 at file level (`search --hybrid|--semantic --limit 5`; keyword-only = the keyword "
-          "configuration). Fresh sets: written before any run (bench/retrieval_fresh.json).\n")
+          f"configuration). Fresh sets: written before any run (bench/{FRESH_FILE}).\n")
     print("| questions | hybrid | keyword-only | vectors alone |\n|---|---|---|---|")
     for kind in sorted(rows):
         cells = [f"{rows[kind][m][0]}/{rows[kind][m][1]} ({rows[kind][m][0] / rows[kind][m][1]:.2f})"
@@ -511,11 +514,19 @@ def main():
     ap.add_argument("--fresh", action="store_true",
                     help="the issue-25 table: fresh questions, notes and no-spoiler questions, file-level recall@5 "
                          "for hybrid, keyword-only and vectors alone (folder200 copied with notes/ added)")
+    ap.add_argument("--fresh-file", default="retrieval_fresh.json",
+                    help="the question file of --fresh, in bench/ (retrieval_fresh2.json: the second held-out set, "
+                         "written after the first had been used to choose the fusion)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only `ask --sources` on large (needs --data of an earlier run that embedded it)")
     ap.add_argument("--baseline", default=os.environ.get("TK_BASELINE_BIN"),
                     help="a second tk-agent (e.g. main's release build) timed against this one on large")
     a = ap.parse_args()
+    global FRESH, NOTES_DIR, FRESH_FILE
+    FRESH_FILE = a.fresh_file
+    if a.fresh_file != "retrieval_fresh.json":
+        FRESH = json.loads((HERE / a.fresh_file).read_text())
+        NOTES_DIR = "prose-notes-" + pathlib.Path(a.fresh_file).stem
     if a.latency_only:
         if not a.data:
             sys.exit("--latency-only needs --data DIR of an earlier run")

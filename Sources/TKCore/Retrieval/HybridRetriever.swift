@@ -95,10 +95,39 @@ public struct HybridRetriever: Sendable {
         var id: Int64; var documentID: Int64; var start: Int; var end: Int
         /// The side's own score: BM25 (higher is better) or the cosine.
         var score: Double = 0
+        /// Keyword side: how much of the question the passage holds (`coverage`); 1 on the vector side.
+        var coverage: Double = 1
+    }
+
+    /// How much of the question each candidate holds: the share of the question's words it
+    /// contains, each word weighted by its inverse document frequency (BM25's). A keyword list
+    /// always has a best hit and standardising makes it stand out, even when every hit shares
+    /// one common word with a question worded differently; this says how far the list answers.
+    static func coverage(_ question: String, ids: [Int64], db: Database) throws -> [Int64: Double] {
+        let words = ftsWords(question)
+        guard !words.isEmpty, !ids.isEmpty else { return [:] }
+        let total = Double(try Int.fetchOne(db, sql: "SELECT count(*) FROM passage") ?? 0)
+        let count = try db.cachedStatement(sql: "SELECT count(*) FROM passage_fts WHERE passage_fts MATCH ?")
+        let list = ids.map(String.init).joined(separator: ",")
+        var held: [Int64: Double] = [:]
+        var all = 0.0
+        for w in words {
+            let df = Double(try Int.fetchOne(count, arguments: ["\"\(w)\""]) ?? 0)
+            let idf = log((total - df + 0.5) / (df + 0.5) + 1)
+            all += idf
+            for id in try Int64.fetchAll(db, sql: "SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (\(list))",
+                                         arguments: ["\"\(w)\""]) {
+                held[id, default: 0] += idf
+            }
+        }
+        guard all > 0 else { return [:] }
+        return held.mapValues { $0 / all }
     }
 
     /// The keyword list: passage ids best first, within the scope.
-    func keyword(_ question: String, scope: RetrievalScope) throws -> [Candidate] {
+    /// - Parameter weighed: each candidate's `coverage` is computed (for a fusion; keyword-only
+    ///   answers keep BM25's order and skip the look-ups).
+    func keyword(_ question: String, scope: RetrievalScope, weighed: Bool = false) throws -> [Candidate] {
         guard !scope.projectIDs.isEmpty else { return [] }
         let projects = scope.projectIDs.map(String.init).joined(separator: ",")
         // With a reading window the best matches may lie outside it: look further down the list.
@@ -116,6 +145,10 @@ public struct HybridRetriever: Sendable {
                 // FTS5's rank is BM25 negated (lower is better).
                 let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3], score: -(row[4] as Double))
                 if scope.clip(documentID: c.documentID, start: c.start, end: c.end) != nil { out.append(c) }
+            }
+            if weighed {
+                let held = try Self.coverage(question, ids: out.map(\.id), db: db)
+                for i in out.indices { out[i].coverage = held[out[i].id] ?? 0 }
             }
             return out
         }
@@ -244,7 +277,8 @@ public struct HybridRetriever: Sendable {
     public func retrieve(_ question: String, scope: RetrievalScope, limit: Int,
                          query: QuantizedVector? = nil, model: String? = nil,
                          keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight) throws -> [RetrievedPassage] {
-        let kw = keywordWeight > 0 ? try keyword(question, scope: scope) : []
+        let fusing = query != nil && model != nil && vectorWeight > 0
+        let kw = keywordWeight > 0 ? try keyword(question, scope: scope, weighed: fusing) : []
         var vec: [Candidate] = []
         if let query, let model, vectorWeight > 0 { vec = try semantic(query, model: model, scope: scope) }
         var fused: [Int64: (score: Double, kw: Int?, vec: Int?)] = [:]
@@ -254,7 +288,7 @@ public struct HybridRetriever: Sendable {
                 // The side's order breaks ties (below the mean every score is nothing).
                 let order = 1 - Double(r) / Double(max(1, list.count))
                 let strength = spread.map { max(0, (c.score - $0.mean) / $0.deviation) + 1e-3 * order } ?? order
-                fused[c.id, default: (0, nil, nil)].score += weight * strength
+                fused[c.id, default: (0, nil, nil)].score += weight * strength * c.coverage
                 if isKeyword { fused[c.id]?.kw = r + 1 } else { fused[c.id]?.vec = r + 1 }
             }
             // Candidates of the other side scored on this one (no rank: they are not in its list).

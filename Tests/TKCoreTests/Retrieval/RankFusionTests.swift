@@ -85,6 +85,41 @@ import Testing
         #expect(hits.first?.passage.id == note.0)
     }
 
+    /// Every keyword hit shares one common word with a question worded otherwise; the best of them
+    /// is also close in meaning, though less than a note that has none of the question's words. The
+    /// keyword list is weighed by how much of the question it holds, so the note comes first.
+    @Test func aKeywordListHoldingLittleOfTheQuestionDoesNotOutweighMeaning() throws {
+        let db = try AppDatabase.inMemory()
+        let pid = try db.projectID(for: PathBytes("/p"))
+        let scenes = (0..<12).map { i in
+            "# Scene \(i)\n\nThe harbour " + String(repeating: "stone and rope and tide \(i) ", count: i + 1) + ".\n"
+        }
+        try db.apply(projectID: pid, upserts: scenes.enumerated().map { .parsed("s\($0.offset).md", $0.element) }
+                     + [.parsed("note.md", "# Note\n\nLydia dreads deep lakes since the boating accident.\n")])
+        let rows = try db.reader.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT p.id, p.digest, d.path FROM passage p JOIN document d ON d.id = p.document_id ORDER BY p.id
+                """).map { ($0[0] as Int64, $0[1] as Int64, String(decoding: $0[2] as Data, as: UTF8.self)) }
+        }
+        let note = try #require(rows.first { $0.2 == "note.md" })
+        // The shortest scene is the best keyword hit, and near the question in meaning too.
+        try db.storeVectors(model: "m", rows.map { row in
+            switch row.2 {
+            case "note.md": (row.1, vector([0: 1, 1: 0.3]))
+            case "s0.md": (row.1, vector([0: 1, 1: 0.5]))
+            default: (row.1, vector([2 + Int(row.0 % 10): 1]))
+            }
+        })
+        var r = HybridRetriever(database: db)
+        r.candidates = 20
+        let hits = try r.retrieve("which sister fears the harbour water", scope: RetrievalScope(projectIDs: [pid]),
+                                  limit: 3, query: vector([0: 1]), model: "m")
+        #expect(hits.first?.passage.id == note.0, "\(hits.map(\.passage.id)), note \(note.0)")
+        // Keyword-only answers keep BM25's order: the shortest scene first.
+        let kw = try r.retrieve("which sister fears the harbour water", scope: RetrievalScope(projectIDs: [pid]), limit: 3)
+        #expect(kw.first?.passage.id == rows.first { $0.2 == "s0.md" }?.0)
+    }
+
     @Test func aPassageWithoutAVectorKeepsItsKeywordRankOnly() throws {
         let (db, pid, id) = try fourPassages()
         // A's vector is gone (e.g. not embedded yet): it is ranked by the keyword side alone.
