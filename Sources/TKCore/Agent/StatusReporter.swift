@@ -5,8 +5,11 @@ public enum StatusReporter {
     /// The live snapshot written by a running agent, with uptime brought up to date.
     public static func live(paths: Paths, now: Date = Date()) -> StatusSnapshot? {
         guard let pid = AgentLock.runningPID(paths: paths) else { return nil }
+        // A status file another agent wrote (the one before this, which stopped) says nothing of
+        // this one: until it writes its own, the agent is starting.
         guard let bytes = try? FileSystem.read(paths.statusFile, limit: 8 << 20),
-              var snap = try? JSON.decode(StatusSnapshot.self, from: bytes)
+              var snap = try? JSON.decode(StatusSnapshot.self, from: bytes),
+              pid <= 0 || snap.pid == nil || snap.pid == pid
         else {
             return StatusSnapshot(running: true, pid: pid > 0 ? pid : nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
                                   projects: [], index: .init(documents: 0, pending: 1),

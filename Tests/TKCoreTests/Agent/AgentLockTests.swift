@@ -40,4 +40,25 @@ import Testing
         #expect(throws: AgentLock.Failure.self) { try AgentLock.acquire(paths: paths) }
         #expect(Date().timeIntervalSince(start) < 1)
     }
+
+    /// The status file of the agent that ran before says nothing of the one that runs now: until the
+    /// new agent writes its own, `status` says it is starting (a stale "idle, nothing pending" made
+    /// a benchmark stop waiting before the new agent had embedded anything).
+    @Test func aStatusFileFromTheAgentBeforeIsNotTakenForThisOnes() throws {
+        let paths = try paths()
+        let lock = try AgentLock.acquire(paths: paths)
+        defer { _ = lock }
+        func write(pid: Int32) throws {
+            let old = StatusSnapshot(running: true, pid: pid, uptimeS: 5, startedAt: nil, updatedAt: nil, projects: [],
+                                     index: .init(documents: 7, pending: 0), problems: [])
+            try FileSystem.writeAtomically(Array(JSON.string(old).utf8), to: paths.statusFile, mode: 0o600)
+        }
+        try write(pid: Int32.max - 1)
+        let starting = try #require(StatusReporter.live(paths: paths))
+        #expect(starting.index.pending == 1)
+        #expect(starting.problems.contains { $0.contains("starting") })
+        try write(pid: getpid())
+        let own = try #require(StatusReporter.live(paths: paths))
+        #expect(own.index.documents == 7 && own.index.pending == 0)
+    }
 }
