@@ -150,7 +150,7 @@ struct Lexicon: Sendable {
             }
         }
         func addScalar(_ s: Unicode.Scalar) {
-            for b in UTF8.encode(s)! { h = WordHash.add(h, (b >= 65 && b <= 90) ? b + 32 : b) }
+            for b in s.utf8 { h = WordHash.add(h, (b >= 65 && b <= 90) ? b + 32 : b) }
         }
         var it = phrase.unicodeScalars.makeIterator()
         var next = it.next()

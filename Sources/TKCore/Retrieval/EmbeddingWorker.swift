@@ -158,8 +158,8 @@ public actor EmbeddingWorker: AgentExtension {
 
     /// Plans the texts of every passage not yet planned for this client's window budget (a
     /// passage that fits is one text under its own digest; a longer one, overlapping windows), in
-    /// batches, stopping with the agent. Returns how many passages were planned.
-    func planWindows(_ client: EmbeddingClient) throws -> Int {
+    /// batches, stopping with the agent.
+    func planWindows(_ client: EmbeddingClient) throws {
         let budget = client.windowBudget
         let plan = EmbeddingWindows.plan(budget: budget)
         var planned = 0
@@ -179,14 +179,13 @@ public actor EmbeddingWorker: AgentExtension {
                 set(s)
             }
         }
-        return planned
     }
 
     func embedPending(_ client: EmbeddingClient) async throws {
         let model = client.modelID
         let budget = client.windowBudget
         let plan = EmbeddingWindows.plan(budget: budget)
-        _ = try planWindows(client)
+        try planWindows(client)
         if Task.isCancelled { return }
         let all = try database.passagesWithoutVectors(model: model, plan: plan)
         let allowed = all.filter { mayEmbed($0, client) }

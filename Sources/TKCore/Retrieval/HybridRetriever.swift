@@ -73,18 +73,34 @@ public struct HybridRetriever: Sendable {
     static let commonShare = 0.25
     static let commonRows = 2000
 
+    /// How many rows `rows` has, and in how many of them (`table`, its full-text index) each word stands.
+    struct Frequencies {
+        var total: Int
+        var rows: [String: Int]
+
+        init(_ words: [String], table: String, rows: String, db: Database) throws {
+            total = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows)") ?? 0
+            let count = try db.cachedStatement(sql: "SELECT count(*) FROM \(table) WHERE \(table) MATCH ?")
+            var found: [String: Int] = [:]
+            for w in words { found[w] = try Int.fetchOne(count, arguments: ["\"\(w)\""]) ?? 0 }
+            self.rows = found
+        }
+    }
+
     /// `ftsQuery` without the words common in `table` (see `commonShare`), whose rows are those of
     /// `rows`. Nil when no word is left.
-    static func selectiveQuery(_ question: String, table: String, rows: String, db: Database) throws -> String? {
+    /// - Parameter known: the question's word frequencies when the caller counted them already.
+    static func selectiveQuery(_ question: String, table: String, rows: String, db: Database,
+                               known: Frequencies? = nil) throws -> String? {
         let words = ftsWords(question)
         guard !words.isEmpty else { return nil }
         var kept = words
         if words.count > 1 {
-            let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows)") ?? 0
+            let total = try known?.total ?? Int.fetchOne(db, sql: "SELECT count(*) FROM \(rows)") ?? 0
             let limit = max(Int(Double(total) * commonShare), commonRows)
             if total > commonRows {
-                let count = try db.cachedStatement(sql: "SELECT count(*) FROM \(table) WHERE \(table) MATCH ?")
-                kept = try words.filter { (try Int.fetchOne(count, arguments: ["\"\($0)\""]) ?? 0) <= limit }
+                let f = try known ?? Frequencies(words, table: table, rows: rows, db: db)
+                kept = words.filter { (f.rows[$0] ?? 0) <= limit }
                 if kept.isEmpty { kept = words }
             }
         }
@@ -103,16 +119,15 @@ public struct HybridRetriever: Sendable {
     /// contains, each word weighted by its inverse document frequency (BM25's). A keyword list
     /// always has a best hit and standardising makes it stand out, even when every hit shares
     /// one common word with a question worded differently; this says how far the list answers.
-    static func coverage(_ question: String, ids: [Int64], db: Database) throws -> [Int64: Double] {
+    static func coverage(_ question: String, ids: [Int64], frequencies: Frequencies, db: Database) throws -> [Int64: Double] {
         let words = ftsWords(question)
         guard !words.isEmpty, !ids.isEmpty else { return [:] }
-        let total = Double(try Int.fetchOne(db, sql: "SELECT count(*) FROM passage") ?? 0)
-        let count = try db.cachedStatement(sql: "SELECT count(*) FROM passage_fts WHERE passage_fts MATCH ?")
+        let total = Double(frequencies.total)
         let list = ids.map(String.init).joined(separator: ",")
         var held: [Int64: Double] = [:]
         var all = 0.0
         for w in words {
-            let df = Double(try Int.fetchOne(count, arguments: ["\"\(w)\""]) ?? 0)
+            let df = Double(frequencies.rows[w] ?? 0)
             let idf = log((total - df + 0.5) / (df + 0.5) + 1)
             all += idf
             for id in try Int64.fetchAll(db, sql: "SELECT rowid FROM passage_fts WHERE passage_fts MATCH ? AND rowid IN (\(list))",
@@ -133,7 +148,10 @@ public struct HybridRetriever: Sendable {
         // With a reading window the best matches may lie outside it: look further down the list.
         let limit = scope.isWindowed ? candidates * 40 : candidates * 2
         return try database.reader.read { db in
-            guard let q = try Self.selectiveQuery(question, table: "passage_fts", rows: "passage", db: db) else { return [] }
+            // A fusion needs every word's frequency (`coverage`): counted once, for the query too.
+            let known = weighed ? try Frequencies(Self.ftsWords(question), table: "passage_fts", rows: "passage", db: db) : nil
+            guard let q = try Self.selectiveQuery(question, table: "passage_fts", rows: "passage", db: db, known: known)
+            else { return [] }
             var out: [Candidate] = []
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.document_id, p.start_line, p.end_line, f.rank FROM passage_fts f
@@ -146,8 +164,8 @@ public struct HybridRetriever: Sendable {
                 let c = Candidate(id: row[0], documentID: row[1], start: row[2], end: row[3], score: -(row[4] as Double))
                 if scope.clip(documentID: c.documentID, start: c.start, end: c.end) != nil { out.append(c) }
             }
-            if weighed {
-                let held = try Self.coverage(question, ids: out.map(\.id), db: db)
+            if let known {
+                let held = try Self.coverage(question, ids: out.map(\.id), frequencies: known, db: db)
                 for i in out.indices { out[i].coverage = held[out[i].id] ?? 0 }
             }
             return out

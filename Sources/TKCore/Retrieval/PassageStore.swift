@@ -257,11 +257,6 @@ extension AppDatabase {
         }
     }
 
-    /// The text to embed (heading path, then text) of passages by digest.
-    public func embeddingTexts(keys: [Int64]) throws -> [Int64: String] {
-        try passageTexts(digests: keys).mapValues { $0.heading.isEmpty ? $0.text : $0.heading + "\n\n" + $0.text }
-    }
-
     /// The texts to embed for pending items under windows of `budget` tokens, by key (an item whose
     /// passage is gone or unreadable is left out).
     public func embeddingTexts(_ pending: [PendingPassage], budget: Int) throws -> [Int64: String] {
