@@ -54,7 +54,10 @@ public struct Indexer: Sendable {
     ///     project is in scope, returns those whose derived state (sidecar) is not what their bytes and
     ///     settings give (another process indexed them, or a kill came between index and sidecar); they
     ///     are read and reported like `refresh` reports every document.
-    ///   - onChanges: called after each batch is committed with the changes it made.
+    ///   - onChanges: called after each batch is committed with the changes it made, in batch order,
+    ///     one call at a time, on another thread than the caller's: while it derives one batch, the
+    ///     next is written to the index (a first scan keeps both cores busy). Every call has returned
+    ///     when `sync` returns or throws.
     ///   - documents: called with (documents done, documents in scope), unchanged ones counting as
     ///     done, before the first batch and after each one.
     ///   - stop: checked between batches and, while loading, between files: once set, what is loaded
@@ -143,6 +146,22 @@ public struct Indexer: Sendable {
         known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
         report: inout IndexReport, stop: StopFlag?,
         progress: (Int, Int) -> Void, onChanges: ([DocumentChange]) -> Void
+    ) throws {
+        try withoutActuallyEscaping(onChanges) { onChanges in
+            let handoff = ChangeHandoff(onChanges)
+            // Whatever happens, the last batch's changes are through before the sync returns.
+            defer { handoff.finish() }
+            try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
+                        maxFileBytes: maxFileBytes, withPassages: withPassages, refresh: refresh, forced: forced,
+                        report: &report, stop: stop, progress: progress, handoff: handoff)
+        }
+    }
+
+    private func process(
+        root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
+        known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
+        report: inout IndexReport, stop: StopFlag?,
+        progress: (Int, Int) -> Void, handoff: ChangeHandoff
     ) throws {
         let total = candidates.count
         var goneBySha: [String: [PathBytes]] = [:]
@@ -242,12 +261,16 @@ public struct Indexer: Sendable {
                 remainingGone.removeAll()
             }
             try database.apply(projectID: projectID, upserts: upserts, statOnly: statOnly, deletions: deletions)
-            onChanges(changes)
-            done = end
+            // The previous batch's changes are through (their documents count as done); this
+            // batch's are derived while the next one is read and written.
+            handoff.submit(changes)
             progress(done, total)
+            done = end
             start = end
             if total == 0 { break }
         }
+        handoff.finish()
+        progress(done, total)
     }
 
     enum Loaded: Sendable {
@@ -375,6 +398,31 @@ final class Prefetch: @unchecked Sendable {
         if !waited { done.wait(); waited = true }
         return loaded
     }
+}
+
+/// Runs `Indexer.sync`'s `onChanges` for one batch on a serial queue while the indexer writes the
+/// next batch: at most one batch's changes in flight, in order.
+///
+/// `@unchecked Sendable` is safe because the handler is called only on `queue` (serial: one call at
+/// a time, in submission order), `submit` waits for the previous call before queueing the next (so
+/// no two calls overlap and the handler's captured state is touched by one thread at a time, each
+/// call ordered after the last by the group's wait), and the indexer calls `finish()` before
+/// `withoutActuallyEscaping` returns, so the handler never outlives the sync that owns it.
+final class ChangeHandoff: @unchecked Sendable {
+    private let handler: ([DocumentChange]) -> Void
+    private let queue = DispatchQueue(label: "tk-agent.index.changes")
+    private let group = DispatchGroup()
+
+    init(_ handler: @escaping ([DocumentChange]) -> Void) { self.handler = handler }
+
+    /// Waits for the previous batch's changes to be through, then queues these.
+    func submit(_ changes: [DocumentChange]) {
+        group.wait()
+        queue.async(group: group) { [self] in handler(changes) }
+    }
+
+    /// Waits for the last queued changes to be through.
+    func finish() { group.wait() }
 }
 
 /// Fixed slots written concurrently, one slot per iteration.

@@ -46,11 +46,17 @@ public struct DocumentStateStore: Sendable {
         /// What the sidecar's quick findings and journey settings were derived from
         /// (`DocumentOwner.derivation`); nil keeps the value recorded before.
         public var derivedFrom: String?
+        /// `sidecar` as the database keeps it (compact JSON), when the caller encoded it already (the
+        /// agent does, on the threads that derive, so the one writer does not).
+        public var sidecarJSON: [UInt8]?
         public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil,
-                    dropContent: Bool = false, derivedFrom: String? = nil) {
+                    dropContent: Bool = false, derivedFrom: String? = nil, sidecarJSON: [UInt8]? = nil) {
             self.document = document; self.sidecar = sidecar; self.content = content; self.contentSha256 = contentSha256
-            self.dropContent = dropContent; self.derivedFrom = derivedFrom
+            self.dropContent = dropContent; self.derivedFrom = derivedFrom; self.sidecarJSON = sidecarJSON
         }
+
+        /// The compact JSON the database keeps for `sidecar`.
+        public static func json(_ sidecar: ReviewSidecar) throws -> [UInt8] { try JSON.encode(sidecar, pretty: false) }
     }
 
     /// Records a document's sidecar (as written) and, when given, the bytes it describes.
@@ -68,7 +74,7 @@ public struct DocumentStateStore: Sendable {
         if entries.isEmpty { return }
         let stamp = RFC3339.string(now)
         let rows = try entries.map { e in
-            (e, try JSON.encode(e.sidecar, pretty: false), e.sidecar.suggestions.filter { $0.status == .pending }.count)
+            (e, try e.sidecarJSON ?? Entry.json(e.sidecar), e.sidecar.suggestions.filter { $0.status == .pending }.count)
         }
         try database.writer.write { db in
             let withContent = try db.cachedStatement(sql: """

@@ -61,8 +61,10 @@ public struct SidecarStore: Sendable {
                 }
             }
             try body(&sidecar)
-            let written = try write(project: project, document: rel, sidecar, existing: existing)
-            if let written, let s = try? JSON.decode(ReviewSidecar.self, from: written) { sidecar = s }
+            // What was written is `sidecar` with the time of writing (decoding the bytes back would
+            // cost as much as encoding them, on every document of a first scan).
+            let written = try write(project: project, document: rel, sidecar, existing: existing, readIfNotGiven: false)
+            if let written { sidecar.updatedAt = written.updatedAt }
             return Outcome(sidecar: sidecar, wrote: written != nil, problem: problem)
         }
     }
@@ -152,8 +154,16 @@ public struct SidecarStore: Sendable {
     /// - Returns: the bytes written, or nil when nothing changed.
     @discardableResult
     public func write(project: PathBytes, document rel: PathBytes, _ sidecar: ReviewSidecar, existing: [UInt8]? = nil) throws -> [UInt8]? {
+        try write(project: project, document: rel, sidecar, existing: existing, readIfNotGiven: true)?.bytes
+    }
+
+    /// - Parameter readIfNotGiven: read the file when `existing` is nil (`modify` has read it already:
+    ///   nil there means there is no file).
+    /// - Returns: the bytes written and the `updatedAt` they carry; nil when the file already said it.
+    func write(project: PathBytes, document rel: PathBytes, _ sidecar: ReviewSidecar, existing: [UInt8]?,
+               readIfNotGiven: Bool) throws -> (bytes: [UInt8], updatedAt: String)? {
         let path = ReviewSidecar.path(project: project, document: rel)
-        let current = existing ?? (try? FileSystem.read(path, limit: 64 << 20))
+        let current = existing ?? (readIfNotGiven ? try? FileSystem.read(path, limit: 64 << 20) : nil)
         var candidate = sidecar
         if let current, let old = try? JSON.decode(ReviewSidecar.self, from: current) {
             candidate.updatedAt = old.updatedAt
@@ -163,7 +173,7 @@ public struct SidecarStore: Sendable {
         let bytes = try Self.encode(candidate)
         try FileSystem.makeDirectories(path.parent, mode: 0o755)
         try FileSystem.writeAtomically(bytes, to: path, mode: 0o644, durable: false)
-        return bytes
+        return (bytes, candidate.updatedAt)
     }
 
     /// Removes a document's sidecar and the `.tk/` subfolders it leaves empty (under the lock, so a

@@ -99,6 +99,42 @@ fileprivate final class TempProject {
         }
     }
 
+    /// A batch's changes are handed on while the next batch is written: the first call of `onChanges`
+    /// sees the second batch committed (before, the writer waited for every call), the calls come in
+    /// batch order, one at a time, and all of them are through when `sync` returns.
+    @Test func aBatchIsDerivedWhileTheNextIsWritten() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 5
+        for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
+        var batches: [[String]] = []
+        var sawNextBatch = false
+        var inside = 0, overlapped = false
+        _ = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
+                             maxFileBytes: 1 << 20, progress: nil) { changes in
+            inside += 1
+            if inside > 1 { overlapped = true }
+            defer { inside -= 1 }
+            if batches.isEmpty {
+                let deadline = Date().addingTimeInterval(10)
+                while Date() < deadline {
+                    if ((try? db.fingerprints(projectID: id).count) ?? 0) > 5 { sawNextBatch = true; break }
+                    usleep(5_000)
+                }
+            }
+            batches.append(changes.map { change in
+                if case .updated(let rel, _, _, _) = change { return rel.display }
+                return "?"
+            })
+        }
+        #expect(sawNextBatch)
+        #expect(!overlapped)
+        #expect(batches.count == 4)
+        #expect(batches.flatMap { $0 } == (0..<20).map { String(format: "n%02d.md", $0) })
+    }
+
     /// A bulk load (a first index) leaves the retrieval passages to the backfill, which writes
     /// them all, batch by batch; a later save of one document writes its passages at once.
     @Test func bulkLoadLeavesPassagesToTheBackfill() throws {
