@@ -7,6 +7,13 @@ says idle and `.tk` holds one sidecar a document), the peak RSS (VmHWM) of that 
 the first scan of the large corpus: seconds to exit, exit code, and whether stderr shows a crash.
 
     python3 bench/first_scan.py --baseline /tmp/mainbin/tk-agent [--bin .build/release/tk-agent] [--runs 1]
+                                [--work /mnt/tmpfs] [--scan-only]
+
+--scan-only measures the first scan of the large corpus alone, the two binaries taking turns (A/B/A/B…),
+with the CPU each used. --work puts the homes and project copies in another folder: on ext4 a run right
+after the last one's 34,000 files were deleted pays for it in the kernel (`recently_deleted` while
+allocating inodes: system time grew from 9 to 32 s over six runs here), so comparisons are steadier on a
+tmpfs (`mount -t tmpfs -o size=4g tmpfs /mnt/tkb`; the corpus is copied there once).
 
 Corpora: ../shared/corpora/{large,medium}.tar.zst unpacked into /tmp/corpora (done here if missing).
 """
@@ -25,14 +32,17 @@ import time
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+CORPORA = pathlib.Path("/tmp/corpora")
+
+
 def corpus(name):
-    folder = pathlib.Path("/tmp/corpora") / name
+    folder = CORPORA / name
     if not folder.is_dir():
         archive = ROOT.parent / "shared" / "corpora" / f"{name}.tar.zst"
         if not archive.exists():
             sys.exit(f"no corpus: {archive} is missing")
         folder.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(f"zstd -dc '{archive}' | tar -x -C /tmp/corpora", shell=True, check=True)
+        subprocess.run(f"zstd -dc '{archive}' | tar -x -C '{folder.parent}'", shell=True, check=True)
     return folder
 
 
@@ -127,6 +137,7 @@ def first_scan(binary, work, name, idle_wait=0.0):
                 break
         elapsed = time.time() - t0
         hwm = max(hwm, proc_status(p.pid).get("VmHWM", 0))
+        cpu = cpu_seconds(p.pid)
         n = sidecars(project)
         idle = {}
         if idle_wait:
@@ -138,7 +149,35 @@ def first_scan(binary, work, name, idle_wait=0.0):
             p.wait(timeout=60)
         except subprocess.TimeoutExpired:
             p.kill()
-    return {"seconds": elapsed, "hwm": hwm, "sidecars": n, "documents": want, "progress": seen_progress, **idle}
+    return {"seconds": elapsed, "hwm": hwm, "sidecars": n, "documents": want, "progress": seen_progress, "cpu": cpu, **idle}
+
+
+def cpu_seconds(pid):
+    """(user, system) CPU seconds of a running process."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        tick = os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / tick, int(fields[12]) / tick
+    except (OSError, IndexError, ValueError):
+        return float("nan"), float("nan")
+
+
+def scan_only(plan, work, runs):
+    """The large corpus's first scan alone, the binaries taking turns; a line per run, then medians."""
+    seconds = {label: [] for label, _ in plan}
+    for i in range(runs):
+        for label, binary in plan:
+            r = first_scan(binary, work / label, "large")
+            seconds[label].append(r["seconds"])
+            user, system = r["cpu"]
+            print(f"run {i + 1} {label}: {r['seconds']:.1f} s, {r['sidecars']}/{r['documents']} sidecars, "
+                  f"CPU {user:.1f} s user + {system:.1f} s system, peak {r['hwm']:.0f} MiB", flush=True)
+    print()
+    print("| binary | first scan of the large corpus, median (s) | runs (s) |")
+    print("|---|---:|---|")
+    for label, binary in plan:
+        print(f"| {label} ({binary}) | {statistics.median(seconds[label]):.1f} | "
+              + ", ".join(f"{x:.1f}" for x in seconds[label]) + " |")
 
 
 def stop_at(binary, work, name, after):
@@ -164,11 +203,31 @@ def main():
     ap.add_argument("--bin", default=str(ROOT / ".build/release/tk-agent"))
     ap.add_argument("--baseline", help="the binary to compare with (main's release build); without it, this binary alone")
     ap.add_argument("--runs", type=int, default=1, help="runs of each measure (the median is shown)")
+    ap.add_argument("--work", help="the folder for the homes and project copies (a tmpfs: see above)")
+    ap.add_argument("--scan-only", action="store_true", help="the large corpus's first scan alone, binaries taking turns")
     args = ap.parse_args()
-    work = pathlib.Path(tempfile.mkdtemp(prefix="tk-first-scan-"))
+    global CORPORA
+    if args.work:
+        base = pathlib.Path(args.work)
+        base.mkdir(parents=True, exist_ok=True)
+        # Project copies are hard links: the corpus must be on the same file system as the work.
+        if os.stat(base).st_dev != os.stat(CORPORA.parent if CORPORA.exists() else "/tmp").st_dev:
+            for name in ("large", "medium"):
+                if (CORPORA / name).is_dir() and not (base / "corpora" / name).is_dir():
+                    shutil.copytree(CORPORA / name, base / "corpora" / name, symlinks=True)
+            CORPORA = base / "corpora"
+        work = pathlib.Path(tempfile.mkdtemp(prefix="tk-first-scan-", dir=base))
+    else:
+        work = pathlib.Path(tempfile.mkdtemp(prefix="tk-first-scan-"))
     rows = {}
+    plan = ([("baseline", args.baseline)] if args.baseline else []) + [("this", args.bin)]
+    if args.scan_only:
+        try:
+            scan_only(plan, work, args.runs)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        return
     try:
-        plan = ([("baseline", args.baseline)] if args.baseline else []) + [("this", args.bin)]
         for label, binary in plan:
             r = {}
             scans = [first_scan(binary, work / label, "large") for _ in range(args.runs)]
