@@ -4,7 +4,7 @@ import Testing
 
 @Suite(.serialized) struct AgentLockTests {
     func paths() throws -> Paths {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tklock-\(UUID().uuidString)")
+        let dir = TestScratch.url("tklock")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let p = PathBytes(dir.path)
         return Paths(userConfig: p.appending("config.json"), configDirectory: p, dataDirectory: p.appending("data"),

@@ -6,7 +6,7 @@ import Testing
 @Suite struct DoctorInotifyTests {
     /// A folder laid out like /proc/sys with the given limits, and a project of `folders` folders.
     private func setUp(watches: Int, instances: Int = 128, folders: Int) throws -> (procSys: String, project: PathBytes) {
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("tk-doctor-\(UUID().uuidString)")
+        let root = TestScratch.url("tk-doctor")
         let ino = root.appendingPathComponent("proc/fs/inotify")
         try FileManager.default.createDirectory(at: ino, withIntermediateDirectories: true)
         try "\(watches)\n".write(to: ino.appendingPathComponent("max_user_watches"), atomically: true, encoding: .utf8)

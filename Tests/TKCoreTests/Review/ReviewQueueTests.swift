@@ -58,7 +58,7 @@ struct QueueFixture {
 
     init(provider: any LLMProvider = ScriptedProvider(), configure: (inout Configuration) -> Void = { _ in },
          isAlive: @escaping @Sendable (Int32) -> Bool = { _ in true }) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-review-\(UUID().uuidString)")
+        let dir = TestScratch.url("tk-review")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         root = PathBytes(dir.path)
         db = try AppDatabase.inMemory()
@@ -621,7 +621,7 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
     }
 
     @Test func runsACustomCommandWithoutABus() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-notify-\(UUID().uuidString)")
+        let dir = TestScratch.url("tk-notify")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let out = dir.appendingPathComponent("args").path
         let script = dir.appendingPathComponent("notify.sh").path

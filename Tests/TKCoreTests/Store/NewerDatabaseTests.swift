@@ -26,7 +26,7 @@ import Testing
     }
 
     @Test func theCheckOnDiskReadsOnly() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("tk-newer-\(UUID().uuidString)")
+        let dir = TestScratch.url("tk-newer")
         let paths = Paths.resolve(environment: ["HOME": dir.path, "TK_DATA_DIR": dir.appendingPathComponent("data").path])
         #expect(AppDatabase.newerDatabaseProblem(paths: paths) == nil)   // no database yet: none made
         #expect(!FileManager.default.fileExists(atPath: paths.database.display))

@@ -6,7 +6,7 @@ import Testing
 private struct Project {
     let root: String
     init(ini: String, rules: [String: String], vocab: (accept: [String], reject: [String])? = nil) throws {
-        root = NSTemporaryDirectory() + "vale-\(UUID().uuidString)"
+        root = TestScratch.path("vale")
         let fm = FileManager.default
         try fm.createDirectory(atPath: root + "/styles/House", withIntermediateDirectories: true)
         try ini.write(toFile: root + "/.vale.ini", atomically: true, encoding: .utf8)

@@ -108,7 +108,7 @@ import Testing
     /// A repetition across inline markup (`[… in](link) in`) is not in the context as such: Vale
     /// places it at the start of the line that holds its sentence's words.
     @Test func guessedLocationForJoinedMarkup() throws {
-        let root = NSTemporaryDirectory() + "vale-guess-\(UUID().uuidString)"
+        let root = TestScratch.path("vale-guess")
         try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
         try "[*.md]\nBasedOnStyles = Vale\n".write(toFile: root + "/.vale.ini", atomically: true, encoding: .utf8)
         let e = ValeEngine(configuration: try ValeConfiguration.load(path: root + "/.vale.ini"), root: root)

@@ -6,7 +6,7 @@ import Testing
 /// dictionaries and word lists written here.
 @Suite struct ValeSpellingTests {
     func project(ini: String, files: [String: String]) throws -> String {
-        let root = NSTemporaryDirectory() + "vale-spell-\(UUID().uuidString)"
+        let root = TestScratch.path("vale-spell")
         for (rel, body) in files.merging([".vale.ini": ini], uniquingKeysWith: { a, _ in a }) {
             let p = root + "/" + rel
             try FileManager.default.createDirectory(atPath: (p as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test func theConfigLoaderNamesFileLineAndColumn() throws {
-        let dir = FileSystem.absolute("/tmp/tk-jsonsyntax-\(getpid())")
+        let dir = PathBytes(TestScratch.path("tk-jsonsyntax"))
         try FileSystem.makeDirectories(dir, mode: 0o700)
         let file = dir.appending("config.json")
         try FileSystem.writeAtomically(Array("{\n  // a comment\n  \"review\": {\"auto\": true \"quiet_seconds\": 5}\n}\n".utf8), to: file, mode: 0o600)
