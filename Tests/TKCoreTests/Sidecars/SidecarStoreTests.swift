@@ -30,6 +30,29 @@ import Testing
         #expect(FileSystem.lstatIfExists(project.appending(".tk/a")) == nil)
     }
 
+    /// `modify` returns the sidecar exactly as the file now says it (it is not read back: the time
+    /// of writing is set on it), whether it wrote a new file, changed one, or found nothing to change.
+    @Test func modifyReturnsWhatTheFileSays() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir.display) }
+        let store = SidecarStore(lockFile: dir.appending("lock"))
+        let project = dir.appending("p")
+        let rel = PathBytes("notes/a.md")
+        func onDisk() throws -> ReviewSidecar {
+            try JSON.decode(ReviewSidecar.self, from: FileSystem.read(ReviewSidecar.path(project: project, document: rel), limit: 1 << 20))
+        }
+        let created = try store.modify(project: project, document: rel, rebuild: { fresh(rel) }) { $0.words = 12 }
+        #expect(created.wrote && !created.sidecar.updatedAt.isEmpty)
+        let first = try onDisk()
+        #expect(created.sidecar == first)
+        let changed = try store.modify(project: project, document: rel, rebuild: { fresh(rel) }) { $0.words = 13 }
+        let second = try onDisk()
+        #expect(changed.wrote && changed.sidecar == second)
+        let same = try store.modify(project: project, document: rel, rebuild: { fresh(rel) }) { $0.words = 13 }
+        let third = try onDisk()
+        #expect(!same.wrote && same.sidecar == third)
+    }
+
     @Test func concurrentModifiesLoseNoUpdate() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir.display) }
