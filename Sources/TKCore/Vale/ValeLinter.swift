@@ -47,6 +47,8 @@ final class ValeFileLinter {
     var metrics: [String: Int] = [:]
     var summary = ""
     var chkToCtx: [String: [UInt8]] = [:]
+    /// The tagged words of the last sentence a `sequence` rule read (the next rule reads the same one).
+    var nlpCache: (text: String, words: [ValeNLP.Token])?
     var needsSentences = false
     var needsParagraphs = false
     /// The rules this file runs, in order: enabled for its path and at or above `MinAlertLevel`
@@ -428,17 +430,34 @@ final class ValeFileLinter {
         var offset: [[UInt8]] = []
     }
 
+    /// Vale's `FormatMessage` (Go's `Sprintf` on string arguments): `%s` takes the next argument,
+    /// `%[n]s` the n-th (and the next `%s` the one after it), `%%` is a percent sign.
     static func format(_ msg: String, _ subs: [String]) -> String {
+        // Vale's `CondSprintf` appends an empty argument and `%[n]s` for it, so that an unused
+        // argument is no error (and a message ending in `%` prints `%[n]s`, as Vale's does).
+        let subs = subs + [""]
         var out = ""
         var i = 0
-        var it = msg.makeIterator()
-        while let c = it.next() {
-            if c == "%" {
-                guard let n = it.next() else { out.append("%"); break }
-                if n == "s" { out += i < subs.count ? subs[i] : "%!s(MISSING)"; i += 1 }
-                else if n == "%" { out.append("%") }
-                else { out.append(c); out.append(n) }
-            } else { out.append(c) }
+        let chars = Array(msg + "%[\(subs.count)]s")
+        var k = 0
+        while k < chars.count {
+            let c = chars[k]
+            k += 1
+            guard c == "%" else { out.append(c); continue }
+            if chars[k] == "%" { out.append("%"); k += 1; continue }
+            if chars[k] == "[", let close = chars[k...].firstIndex(of: "]"), let n = Int(String(chars[(k + 1)..<close])),
+               close + 1 < chars.count, chars[close + 1] == "s" {
+                k = close + 2
+                if n >= 1 && n <= subs.count { out += subs[n - 1]; i = n } else { out += "%!s(BADINDEX)"; i = n }
+                continue
+            }
+            if chars[k] == "s" || chars[k] == "v" {
+                k += 1
+                out += i < subs.count ? subs[i] : "%!s(MISSING)"
+                i += 1
+                continue
+            }
+            out.append(c); out.append(chars[k]); k += 1
         }
         return out
     }
@@ -638,6 +657,20 @@ final class ValeFileLinter {
                 let off = VB.index(bytes, wb) ?? -1
                 out.append(RawAlert(check: rule.name, severity: rule.level, span: (off, off + wb.count), match: word,
                                     message: Self.format(rule.message, [word]), link: rule.link))
+            }
+        case .sequence(let seq):
+            let words: [ValeNLP.Token]
+            if let cached = nlpCache, cached.text == blk.text { words = cached.words } else {
+                words = ValeNLP.tokens(blk.text)
+                nlpCache = (blk.text, words)
+            }
+            for h in seq.run(blk.text, words: words) {
+                // Vale places it by the words' byte offset in the sentence, as it does.
+                var a = RawAlert(check: rule.name, severity: rule.level, span: (h.byteOffset, h.byteOffset + h.match.utf8.count),
+                                 match: h.match, message: Self.format(rule.message, h.steps), link: rule.link)
+                a.offset = h.skippedAnchors
+                if rule.action == "replace" || rule.action == "remove" { a.replacements = fix(rule, h.match) }
+                out.append(a)
             }
         case .metric(let formula, let condition):
             guard let (res, fire) = ValeMetric.evaluate(formula: formula, condition: condition, summary: summary, metrics: metrics), fire else { break }

@@ -13,6 +13,7 @@ public struct ValeRule: Sendable {
         case conditional(first: ValeRegex, second: ValeRegex)
         case metric(formula: String, condition: String)
         case spelling(ValeSpellCheck)
+        case sequence(ValeSequence)
     }
     public var name: String
     public var extends: String
@@ -33,7 +34,7 @@ public struct ValeRule: Sendable {
         case .existence(let p), .substitution(let p, _, _, _), .occurrence(let p, _, _), .repetition(let p, _, _, _): return [p]
         case .consistency(let steps): return steps.map(\.pattern)
         case .conditional(let a, let b): return [a, b]
-        case .capitalization, .metric, .spelling: return []
+        case .capitalization, .metric, .spelling, .sequence: return []
         }
     }
 }
@@ -269,7 +270,7 @@ public struct ValeStyles: Sendable {
     static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {
         guard let ext = str(m["extends"]) else { throw ValeRuleError(message: "missing the required 'extends' key") }
         guard extensionPoints.contains(ext) else { throw ValeRuleError(message: "'extends' must be one of the rule types, not '\(ext)'") }
-        if ["script", "sequence", "readability"].contains(ext) {
+        if ["script", "readability"].contains(ext) {
             return .skipped("type '\(ext)' is not supported yet")
         }
         guard m["message"] != nil else { throw ValeRuleError(message: "missing the required 'message' key") }
@@ -360,6 +361,10 @@ public struct ValeStyles: Sendable {
         case "conditional":
             rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
             rule.kind = .conditional(first: try regex(str(m["first"]) ?? "", name), second: try regex(str(m["second"]) ?? "", name))
+        case "sequence":
+            // Always read sentence by sentence, whatever `scope` says (as Vale does).
+            rule.kind = .sequence(try ValeSequence(m["tokens"], ignorecase: ignorecase, name: name))
+            rule.scope = ValeScope(["sentence"])
         case "metric":
             rule.kind = .metric(formula: str(m["formula"]) ?? "", condition: str(m["condition"]) ?? "")
         case "spelling":
