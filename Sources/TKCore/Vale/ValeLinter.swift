@@ -672,6 +672,11 @@ final class ValeFileLinter {
                 if rule.action == "replace" || rule.action == "remove" { a.replacements = fix(rule, h.match) }
                 out.append(a)
             }
+        case .readability(let names, let grade):
+            guard let res = ValeMetric.readability(names, summary: summary, metrics: metrics), res > grade else { break }
+            var a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)
+            a.message = Self.format(rule.message, [String(format: "%.2f", res)])
+            out.append(a)
         case .metric(let formula, let condition):
             guard let (res, fire) = ValeMetric.evaluate(formula: formula, condition: condition, summary: summary, metrics: metrics), fire else { break }
             var a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)

@@ -14,6 +14,7 @@ public struct ValeRule: Sendable {
         case metric(formula: String, condition: String)
         case spelling(ValeSpellCheck)
         case sequence(ValeSequence)
+        case readability(metrics: [String], grade: Double)
     }
     public var name: String
     public var extends: String
@@ -34,7 +35,7 @@ public struct ValeRule: Sendable {
         case .existence(let p), .substitution(let p, _, _, _), .occurrence(let p, _, _), .repetition(let p, _, _, _): return [p]
         case .consistency(let steps): return steps.map(\.pattern)
         case .conditional(let a, let b): return [a, b]
-        case .capitalization, .metric, .spelling, .sequence: return []
+        case .capitalization, .metric, .spelling, .sequence, .readability: return []
         }
     }
 }
@@ -270,7 +271,7 @@ public struct ValeStyles: Sendable {
     static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {
         guard let ext = str(m["extends"]) else { throw ValeRuleError(message: "missing the required 'extends' key") }
         guard extensionPoints.contains(ext) else { throw ValeRuleError(message: "'extends' must be one of the rule types, not '\(ext)'") }
-        if ["script", "readability"].contains(ext) {
+        if ext == "script" {
             return .skipped("type '\(ext)' is not supported yet")
         }
         guard m["message"] != nil else { throw ValeRuleError(message: "missing the required 'message' key") }
@@ -366,7 +367,17 @@ public struct ValeStyles: Sendable {
             rule.kind = .sequence(try ValeSequence(m["tokens"], ignorecase: ignorecase, name: name))
             rule.scope = ValeScope(["sentence"])
         case "metric":
+            // A formula over the whole document's counts: read once, on its summary (as Vale does).
             rule.kind = .metric(formula: str(m["formula"]) ?? "", condition: str(m["condition"]) ?? "")
+            rule.scope = ValeScope(["summary"])
+        case "readability":
+            let metrics = strings(m["metrics"])
+            guard !metrics.isEmpty else { throw ValeRuleError(message: "a readability rule needs 'metrics'") }
+            if let unknown = metrics.first(where: { !ValeMetric.readabilityMetrics.contains($0) }) {
+                throw ValeRuleError(message: "unknown readability metric '\(unknown)' (one of \(ValeMetric.readabilityMetrics.joined(separator: ", ")))")
+            }
+            rule.kind = .readability(metrics: metrics, grade: (m["grade"] as? Double) ?? Double(int(m["grade"])))
+            rule.scope = ValeScope(["summary"])
         case "spelling":
             // Vale's `addExceptions`: the Vocab's accepted terms, case-insensitive, anywhere in the word.
             if !accepted.isEmpty { rule.exceptRe = try? ValeRegex("(?i)" + accepted.joined(separator: "|")) }

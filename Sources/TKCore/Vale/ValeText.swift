@@ -145,7 +145,8 @@ enum ValeCase {
 
 /// Vale's `metric` rules: a formula over document counts.
 enum ValeMetric {
-    static func evaluate(formula: String, condition: String, summary: String, metrics: [String: Int]) -> (Double, Bool)? {
+    /// The document's counts a formula reads: words, sentences, syllables, … (nil for no words).
+    static func counts(summary: String, metrics: [String: Int]) -> [String: Double]? {
         var vars: [String: Double] = [:]
         let words = summary.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
         if words.isEmpty { return nil }
@@ -163,6 +164,34 @@ enum ValeMetric {
         vars["syllables"] = Double(syl); vars["polysyllabic_words"] = Double(poly)
         vars["complex_words"] = Double(complex); vars["long_words"] = Double(long)
         for name in ["heading_h1", "heading_h2", "heading_h3", "heading_h4", "heading_h5", "heading_h6", "list", "blockquote", "pre"] where vars[name] == nil { vars[name] = 0 }
+        return vars
+    }
+
+    static let readabilityMetrics = ["Gunning Fog", "Coleman-Liau", "Flesch-Kincaid", "SMOG", "Automated Readability"]
+
+    /// Vale's `readability`: the mean of the named grade-level formulas over the document.
+    static func readability(_ names: [String], summary: String, metrics: [String: Int]) -> Double? {
+        guard let v = counts(summary: summary, metrics: metrics), !names.isEmpty else { return nil }
+        let words = v["words"] ?? 0, sentences = max(1, v["sentences"] ?? 1)
+        guard words > 0 else { return nil }
+        var grade = 0.0
+        for name in names {
+            switch name {
+            case "SMOG": grade += 1.0430 * ((v["polysyllabic_words"] ?? 0) * 30 / sentences).squareRoot() + 3.1291
+            case "Gunning Fog": grade += 0.4 * (words / sentences + 100 * (v["complex_words"] ?? 0) / words)
+            case "Coleman-Liau":
+                let l = (v["characters"] ?? 0) / words * 100, s = sentences / words * 100
+                grade += 0.0588 * l - 0.296 * s - 15.8
+            case "Flesch-Kincaid": grade += 0.39 * (words / sentences) + 11.8 * ((v["syllables"] ?? 0) / words) - 15.59
+            case "Automated Readability": grade += 4.71 * ((v["characters"] ?? 0) / words) + 0.5 * (words / sentences) - 21.43
+            default: break
+            }
+        }
+        return grade / Double(names.count)
+    }
+
+    static func evaluate(formula: String, condition: String, summary: String, metrics: [String: Int]) -> (Double, Bool)? {
+        guard let vars = counts(summary: summary, metrics: metrics) else { return nil }
         var p = ExprParser(Array(formula.unicodeScalars), vars)
         guard let res = p.parseExpr() else { return nil }
         let cond = condition.trimmingCharacters(in: .whitespaces)

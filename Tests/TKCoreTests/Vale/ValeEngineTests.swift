@@ -141,6 +141,35 @@ BasedOnStyles = House
             """])
         #expect(try p.lint("## One\n\nSome words here.\n\n- item\n") == ["1:1:House.Lists:This topic has 2.00 lists and headings."])
         #expect(try p.lint("Some words here.\n") == [])
+        // The whole document's counts, not those of the text read so far.
+        #expect(try p.lint("## One\n\nSome words.\n\n- item\n\nMore.\n\n## Two\n\nText.\n\n## Three\n\nText.\n")
+                == ["1:1:House.Lists:This topic has 4.00 lists and headings."])
+    }
+
+    @Test func readabilityAveragesTheNamedGradesOverTheDocument() throws {
+        let p = try Project(ini: baseIni, rules: ["Grade": """
+            extends: readability
+            message: "Grade level (%s) too high!"
+            level: warning
+            grade: 8
+            metrics:
+              - Flesch-Kincaid
+              - Automated Readability
+            """, "Bad": """
+            extends: readability
+            message: "x"
+            grade: 8
+            metrics:
+              - Readability Magic
+            """])
+        #expect(try p.lint("# Easy\n\nThe cat sat. The dog ran. We had fun.\n") == [])
+        let hard = "# Hard\n\nNotwithstanding considerable organizational uncertainty, the administrative committee " +
+            "unanimously recommended comprehensive institutional reconsideration of longstanding interdepartmental " +
+            "communication responsibilities, emphasizing transparency, accountability and sustainability.\n"
+        let out = try p.lint(hard)
+        #expect(out.count == 1)
+        #expect(out.first?.hasPrefix("1:1:House.Grade:Grade level (") == true)
+        #expect(try p.engine().problems.contains { $0.contains("Readability Magic") })
     }
 
     @Test func commentsSwitchRulesInsideTheDocument() throws {
