@@ -39,9 +39,9 @@ public struct ObjectStore: Sendable {
     public func get(_ sha: String) throws -> [UInt8] {
         guard let row = try database.writer.read({ db in
             try Row.fetchOne(db, sql: "SELECT size, data FROM history_object WHERE sha256 = ?", arguments: [sha])
-        }) else { throw HistoryError("the stored version \(sha.prefix(12)) is missing") }
+        }) else { throw HistoryError.missingVersion(sha) }
         let bytes = try Compression.decompress(Array(row["data"] as Data), expected: row["size"])
-        guard SHA256Digest.hex(bytes) == sha else { throw HistoryError("the stored version \(sha.prefix(12)) is damaged") }
+        guard SHA256Digest.hex(bytes) == sha else { throw HistoryError.damagedVersion(sha) }
         return bytes
     }
 
@@ -51,7 +51,16 @@ public struct ObjectStore: Sendable {
 }
 
 /// A history problem, as one line for the writer.
-public struct HistoryError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ d: String) { description = d }
+public enum HistoryError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// No stored object has this SHA-256 (a version whose bytes were pruned or never kept).
+    case missingVersion(String)
+    /// The stored object's bytes no longer hash to its address.
+    case damagedVersion(String)
+
+    public var description: String {
+        switch self {
+        case .missingVersion(let sha): "the stored version \(sha.prefix(12)) is missing"
+        case .damagedVersion(let sha): "the stored version \(sha.prefix(12)) is damaged"
+        }
+    }
 }

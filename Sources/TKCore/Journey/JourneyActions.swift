@@ -9,10 +9,42 @@ public struct DocumentLocation: Sendable, Equatable, Hashable {
 }
 
 /// Why a suggestion or journey command failed; one actionable line.
-public struct JourneyActionError: Error, CustomStringConvertible, Equatable {
-    public var message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+public enum JourneyActionError: Error, CustomStringConvertible {
+    /// The file named on the command line does not exist.
+    case noSuchFile(String)
+    case notARegularFile(String)
+    case notMarkdown(String)
+    /// No project folder holds it (the file is the root itself).
+    case noProject(String)
+    case unreadable(PathBytes, cause: FileSystemError)
+    case unknownSuggestion(String)
+    case notPending(id: String, status: SuggestionStatus)
+    /// The suggestion's passage is no longer exactly where it was recorded.
+    case passageMoved(id: String, line: Int, document: PathBytes)
+    case nothingToWrite(PathBytes)
+    case rewrite(DocumentRewriteError)
+    /// An empty word (or one with a line break) for the project dictionary.
+    case noWord
+    case unwritable(PathBytes, cause: FileSystemError)
+
+    public var description: String {
+        switch self {
+        case .noSuchFile(let f): "\(f): no such file"
+        case .notARegularFile(let f): "\(f): not a regular file"
+        case .notMarkdown(let f): "\(f): not a markdown document (.md or .markdown)"
+        case .noProject(let f): "\(f): cannot tell its project folder"
+        case .unreadable(let path, let cause): "cannot read \(path.display): \(cause)"
+        case .unknownSuggestion(let id): JourneyError.unknownSuggestion(id).description
+        case .notPending(let id, let status): "suggestion \(id) is \(status.rawValue), not pending: nothing to apply"
+        case .passageMoved(let id, let line, let document):
+            "the passage of \(id) is no longer exactly at line \(line) of \(document.display); nothing changed "
+                + "(save the document and let the agent catch up, or edit it yourself)"
+        case .nothingToWrite(let document): "nothing to write to \(document.display)"
+        case .rewrite(let cause): "\(cause)"
+        case .noWord: "nothing to add to the dictionary"
+        case .unwritable(let path, let cause): "cannot write \(path.display): \(cause)"
+        }
+    }
 }
 
 /// What the suggestion and journey commands do, shared by the CLI and tests: find documents and
@@ -57,13 +89,13 @@ public struct JourneyActions: Sendable {
     /// - Throws: when the file does not exist or is not a regular file.
     public func locate(file: String) throws(JourneyActionError) -> DocumentLocation {
         let abs = FileSystem.absolute(file)
-        guard let st = FileSystem.lstatIfExists(abs) else { throw JourneyActionError("\(file): no such file") }
-        guard st.kind == .regular else { throw JourneyActionError("\(file): not a regular file") }
+        guard let st = FileSystem.lstatIfExists(abs) else { throw .noSuchFile(file) }
+        guard st.kind == .regular else { throw .notARegularFile(file) }
         guard abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else {
-            throw JourneyActionError("\(file): not a markdown document (.md or .markdown)")
+            throw .notMarkdown(file)
         }
         let root = DocumentResolver.projectRoot(forFile: abs, known: knownRoots())
-        guard let rel = abs.relative(to: root), !rel.isEmpty else { throw JourneyActionError("\(file): cannot tell its project folder") }
+        guard let rel = abs.relative(to: root), !rel.isEmpty else { throw .noProject(file) }
         return DocumentLocation(project: root, relative: rel)
     }
 
@@ -132,7 +164,7 @@ public struct JourneyActions: Sendable {
     func fresh(_ loc: DocumentLocation) throws -> ReviewSidecar {
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
-            throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
+            throw JourneyActionError.unreadable(loc.absolute, cause: error)
         }
         let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
         var s = ReviewSidecar(document: loc.relative.display, sha256: SHA256Digest.hex(bytes), updatedAt: "", words: doc.wordCount)
@@ -168,7 +200,7 @@ public struct JourneyActions: Sendable {
                            draftStage: String?) throws -> (SidecarStore.Outcome, TKBlock) {
         let bytes: [UInt8]
         do { bytes = try FileSystem.read(loc.absolute, limit: 64 << 20) } catch {
-            throw JourneyActionError("cannot read \(loc.absolute.display): \(error)")
+            throw JourneyActionError.unreadable(loc.absolute, cause: error)
         }
         let doc = MarkdownDocument(bytes: bytes, fileName: loc.relative.lastComponent.display)
         let sha = SHA256Digest.hex(bytes)
@@ -228,7 +260,7 @@ public struct JourneyActions: Sendable {
         var applied = false
         let outcome = try modify(loc, cause: .suggestionDecided(id: id, status: status)) { sidecar, content in
             guard let i = sidecar.suggestions.firstIndex(where: { $0.id == id }) else {
-                throw JourneyActionError(JourneyError.unknownSuggestion(id).description)
+                throw JourneyActionError.unknownSuggestion(id)
             }
             let s = sidecar.suggestions[i]
             previous = s.status
@@ -251,7 +283,7 @@ public struct JourneyActions: Sendable {
             ready = JourneyEngine.readyMessage(&sidecar)
         }
         guard let s = outcome.sidecar.suggestions.first(where: { $0.id == id }) else {
-            throw JourneyActionError(JourneyError.unknownSuggestion(id).description)
+            throw JourneyActionError.unknownSuggestion(id)
         }
         return Result(location: loc, suggestion: s, previousStatus: previous, applied: applied, readyMessage: ready,
                       problem: outcome.problem)
@@ -261,20 +293,18 @@ public struct JourneyActions: Sendable {
     /// - Throws: when the suggestion is not pending or its passage is no longer exactly where it was.
     func rewrite(_ loc: DocumentLocation, suggestion s: Suggestion, with text: String) throws -> (old: [UInt8], new: [UInt8]) {
         guard s.status == .pending, let start = s.start, let end = s.end else {
-            throw JourneyActionError("suggestion \(s.id) is \(s.status.rawValue), not pending: nothing to apply")
+            throw JourneyActionError.notPending(id: s.id, status: s.status)
         }
         let original = Array(s.originalText.utf8)
         do {
             let written = try DocumentRewriter.rewrite(loc.absolute, limit: 64 << 20) { bytes in
                 guard start >= 0, start <= end, end <= bytes.count, Array(bytes[start..<end]) == original else {
-                    throw JourneyActionError(
-                        "the passage of \(s.id) is no longer exactly at line \(s.line ?? 0) of \(loc.relative.display); nothing changed "
-                            + "(save the document and let the agent catch up, or edit it yourself)")
+                    throw JourneyActionError.passageMoved(id: s.id, line: s.line ?? 0, document: loc.relative)
                 }
                 return Array(bytes[..<start]) + Array(text.utf8) + Array(bytes[end...])
             }
-            guard let written else { throw JourneyActionError("nothing to write to \(loc.relative.display)") }
+            guard let written else { throw JourneyActionError.nothingToWrite(loc.relative) }
             return written
-        } catch let error as DocumentRewriteError { throw JourneyActionError("\(error)") }
+        } catch let error as DocumentRewriteError { throw JourneyActionError.rewrite(error) }
     }
 }

@@ -120,7 +120,7 @@ public struct LSPDocumentActions: Sendable {
     /// Appends a word to `<project>/.tk/dictionary.txt` (created when missing; a word already there is not repeated).
     public func addToDictionary(project: PathBytes, word: String) throws {
         let w = word.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !w.isEmpty, !w.contains("\n") else { throw JourneyActionError("nothing to add to the dictionary") }
+        guard !w.isEmpty, !w.contains("\n") else { throw JourneyActionError.noWord }
         let dir = project.appending(".tk")
         try? FileSystem.makeDirectories(dir)
         let file = dir.appending("dictionary.txt")
@@ -130,7 +130,7 @@ public struct LSPDocumentActions: Sendable {
         if let last = bytes.last, last != 10 { bytes.append(10) }
         bytes += Array((w + "\n").utf8)
         do { try FileSystem.writeAtomically(bytes, to: file, mode: 0o644, durable: false) } catch {
-            throw JourneyActionError("cannot write \(file.display): \(error)")
+            throw JourneyActionError.unwritable(file, cause: error)
         }
     }
 

@@ -201,7 +201,7 @@ public struct ValeStyles: Sendable {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let e = error as? ValeRuleError { return e.message }
+        if let e = error as? ValeRuleError { return e.description }
         return String(describing: error).split(separator: "\n").first.map(String.init) ?? "invalid"
     }
 
@@ -247,7 +247,7 @@ public struct ValeStyles: Sendable {
     }
 
     static func regex(_ p: String, _ name: String) throws -> ValeRegex {
-        do { return try ValeRegex(p) } catch { throw ValeRuleError(message: "pattern does not compile: \(p.prefix(80))") }
+        do { return try ValeRegex(p) } catch { throw ValeRuleError.pattern(p, cause: error) }
     }
 
     /// Vale's `updateExceptions`: `(?m)\b(?:(?-i)a|(?-i)b)\b`, longest first.
@@ -269,15 +269,15 @@ public struct ValeStyles: Sendable {
     }
 
     static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {
-        guard let ext = str(m["extends"]) else { throw ValeRuleError(message: "missing the required 'extends' key") }
-        guard extensionPoints.contains(ext) else { throw ValeRuleError(message: "'extends' must be one of the rule types, not '\(ext)'") }
+        guard let ext = str(m["extends"]) else { throw ValeRuleError.missingKey("extends") }
+        guard extensionPoints.contains(ext) else { throw ValeRuleError.notARuleType(ext) }
         if ext == "script" {
             return .skipped("type '\(ext)' is not supported yet")
         }
-        guard m["message"] != nil else { throw ValeRuleError(message: "missing the required 'message' key") }
+        guard m["message"] != nil else { throw ValeRuleError.missingKey("message") }
         var level = str(m["level"]) ?? "warning"
         if let l = cfg.ruleLevels[name] { level = l }
-        guard ["suggestion", "warning", "error"].contains(level) else { throw ValeRuleError(message: "'level' must be suggestion, warning or error") }
+        guard ["suggestion", "warning", "error"].contains(level) else { throw ValeRuleError.badLevel(level) }
         var scopes = strings(m["scope"])
         if scopes.isEmpty { scopes = ["text"] }
         let ignorecase = bool(m["ignorecase"])
@@ -372,9 +372,9 @@ public struct ValeStyles: Sendable {
             rule.scope = ValeScope(["summary"])
         case "readability":
             let metrics = strings(m["metrics"])
-            guard !metrics.isEmpty else { throw ValeRuleError(message: "a readability rule needs 'metrics'") }
+            guard !metrics.isEmpty else { throw ValeRuleError.needs(what: "a readability rule", key: "'metrics'") }
             if let unknown = metrics.first(where: { !ValeMetric.readabilityMetrics.contains($0) }) {
-                throw ValeRuleError(message: "unknown readability metric '\(unknown)' (one of \(ValeMetric.readabilityMetrics.joined(separator: ", ")))")
+                throw ValeRuleError.unknownMetric(unknown)
             }
             rule.kind = .readability(metrics: metrics, grade: (m["grade"] as? Double) ?? Double(int(m["grade"])))
             rule.scope = ValeScope(["summary"])
@@ -412,7 +412,37 @@ public struct ValeStyles: Sendable {
     }
 }
 
-struct ValeRuleError: Error { var message: String }
+/// Why a Vale rule file cannot be used (it is skipped, with this as its one line).
+enum ValeRuleError: Error, CustomStringConvertible {
+    case missingKey(String)
+    case notARuleType(String)
+    case badLevel(String)
+    /// A rule type needs a setting it lacks (`what` needs `key`).
+    case needs(what: String, key: String)
+    case pattern(String, cause: any Error)
+    case filter(String, cause: any Error)
+    case unknownMetric(String)
+    case badToken
+    case unresolvedDicpath(String)
+    case missingDictionary([String], folder: String)
+    case dictionary(SpellerProblem)
+
+    var description: String {
+        switch self {
+        case .missingKey(let key): "missing the required '\(key)' key"
+        case .notARuleType(let ext): "'extends' must be one of the rule types, not '\(ext)'"
+        case .badLevel: "'level' must be suggestion, warning or error"
+        case .needs(let what, let key): "\(what) needs \(key)"
+        case .pattern(let p, _): "pattern does not compile: \(p.prefix(80))"
+        case .filter(let p, _): "filter does not compile: \(p.prefix(80))"
+        case .unknownMetric(let m): "unknown readability metric '\(m)' (one of \(ValeMetric.readabilityMetrics.joined(separator: ", ")))"
+        case .badToken: "each of 'tokens' must be a mapping (pattern, tag, skip, negate)"
+        case .unresolvedDicpath(let dp): "unable to resolve dicpath '\(dp)'"
+        case .missingDictionary(let names, let dir): "a dictionary of \(names.joined(separator: ", ")) is not in \(dir)"
+        case .dictionary(let problem): problem.message
+        }
+    }
+}
 
 /// 64-bit FNV-1a, for digests of configuration files.
 struct FNV64 {

@@ -24,7 +24,7 @@ public struct ValeSequence: Sendable {
     /// The rule's `tokens`, expanded as Vale's `makeTokens` does: `skip: N` becomes N optional
     /// copies before the token itself.
     init(_ raw: Any?, ignorecase: Bool, name: String) throws {
-        guard let list = raw as? [Any], !list.isEmpty else { throw ValeRuleError(message: "a sequence needs a list of 'tokens'") }
+        guard let list = raw as? [Any], !list.isEmpty else { throw ValeRuleError.needs(what: "a sequence", key: "a list of 'tokens'") }
         var out: [Token] = []
         for item in list {
             var lowered: [String: Any] = [:]
@@ -33,7 +33,7 @@ public struct ValeSequence: Sendable {
             } else if let m = item as? [AnyHashable: Any] {
                 for (k, v) in m { lowered[(ValeStyles.str(k.base) ?? "\(k)").lowercased()] = v }
             } else {
-                throw ValeRuleError(message: "each of 'tokens' must be a mapping (pattern, tag, skip, negate)")
+                throw ValeRuleError.badToken
             }
             let pattern = ValeStyles.str(lowered["pattern"]) ?? ""
             let tag = ValeStyles.str(lowered["tag"]) ?? ""

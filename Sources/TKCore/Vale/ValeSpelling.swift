@@ -125,14 +125,14 @@ extension ValeStyles {
                 if let dp = str(m["dicpath"]), !dp.isEmpty {
                     let candidates = [dp, abs(dp, sp), abs(dp, fm.currentDirectoryPath)]
                     guard let dir = candidates.first(where: { var d: ObjCBool = false; return fm.fileExists(atPath: $0, isDirectory: &d) && d.boolValue }) else {
-                        return .failure(ValeRuleError(message: "unable to resolve dicpath '\(dp)'"))
+                        return .failure(.unresolvedDicpath(dp))
                     }
                     if !names.isEmpty {
                         spellers += dictionaries(in: dir, names: names, hasher: &hasher)
-                        if spellers.count < names.count { return .failure(ValeRuleError(message: "a dictionary of \(names.joined(separator: ", ")) is not in \(dir)")) }
+                        if spellers.count < names.count { return .failure(.missingDictionary(names, folder: dir)) }
                     }
                 } else if !names.isEmpty {
-                    return .failure(ValeRuleError(message: "'dictionaries' needs a 'dicpath'"))
+                    return .failure(.needs(what: "'dictionaries'", key: "a 'dicpath'"))
                 }
                 if spellers.isEmpty { useDefault = true }
             }
@@ -145,12 +145,13 @@ extension ValeStyles {
         if useDefault {
             switch defaultSpeller() {
             case .success(let s): spellers.insert(s, at: 0)
-            case .failure(let p): if spellers.isEmpty { return .failure(ValeRuleError(message: p.message)) }
+            case .failure(let p): if spellers.isEmpty { return .failure(.dictionary(p)) }
             }
         }
         var filters: [ValeRegex] = []
         for f in strings(m["filters"]) {
-            guard let re = try? ValeRegex(f) else { return .failure(ValeRuleError(message: "filter does not compile: \(f.prefix(80))")) }
+            let re: ValeRegex
+            do { re = try ValeRegex(f) } catch { return .failure(.filter(f, cause: error)) }
             filters.append(re)
         }
         if !bool(m["custom"]) { filters += ValeSpellCheck.defaultFilters }

@@ -45,7 +45,7 @@ public final class TreeWatcher: Sendable {
         do {
             fd = try InotifyDescriptor.open()
         } catch {
-            throw TreeWatcherError(Self.openFailureMessage(error), errno: error)
+            throw TreeWatcherError.cannotOpen(error, instanceLimit: error == .tooManyFiles ? Self.readLimit("max_user_instances").map { "\($0)" } : nil)
         }
         self.fd = fd
         self.queue = DispatchQueue(label: "tk-agent.watcher")
@@ -714,14 +714,5 @@ public final class TreeWatcher: Sendable {
 
     static func missingMessage(_ root: PathBytes, _ interval: Duration) -> String {
         "project folder \(root.display) is missing or not a folder; checking again every \(describe(interval))"
-    }
-
-    static func openFailureMessage(_ error: InotifyDescriptor.Errno) -> String {
-        if error == .tooManyFiles {
-            let limit = readLimit("max_user_instances").map { "=\($0)" } ?? ""
-            return "cannot start watching: too many inotify instances (fs.inotify.max_user_instances\(limit)):"
-                + " stop other file watchers or run 'sudo sysctl fs.inotify.max_user_instances=1024'"
-        }
-        return "cannot start watching: inotify_init1 failed: \(error)"
     }
 }

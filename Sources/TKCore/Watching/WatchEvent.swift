@@ -55,14 +55,20 @@ public enum WatchProblem: Sendable, Hashable {
 }
 
 /// Why a `TreeWatcher` could not start.
-public struct TreeWatcherError: Error, Sendable, CustomStringConvertible {
-    public var message: String
-    public var errno: InotifyDescriptor.Errno?
-    public init(_ message: String, errno: InotifyDescriptor.Errno? = nil) {
-        self.message = message
-        self.errno = errno
+public enum TreeWatcherError: Error, Sendable, CustomStringConvertible {
+    /// `inotify_init1` failed; with `tooManyFiles`, the `max_user_instances` limit read at the time.
+    case cannotOpen(InotifyDescriptor.Errno, instanceLimit: String?)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let error, let limit):
+            if error == .tooManyFiles {
+                return "cannot start watching: too many inotify instances (fs.inotify.max_user_instances\(limit.map { "=\($0)" } ?? "")):"
+                    + " stop other file watchers or run 'sudo sysctl fs.inotify.max_user_instances=1024'"
+            }
+            return "cannot start watching: inotify_init1 failed: \(error)"
+        }
     }
-    public var description: String { message }
 }
 
 /// Tuning knobs of a `TreeWatcher`; the defaults suit production.

@@ -44,7 +44,7 @@ enum SuggestionLookup {
         do {
             result = try actions.decide(id: id, at: loc, status: status, replacement: replacement)
         } catch let e as JourneyActionError {
-            throw CLIError(e.message)
+            throw CLIError(e.description)
         } catch {
             throw CLIError("\(loc.relative.display): \(error)")
         }
