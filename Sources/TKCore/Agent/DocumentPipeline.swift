@@ -180,7 +180,9 @@ public struct DocumentPipeline: Sendable {
             let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
             records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
                                                     contentSha256: sha, dropContent: !pending,
-                                                    derivedFrom: key, sidecarJSON: try? DocumentStateStore.Entry.json(outcome.sidecar)))
+                                                    derivedFrom: key,
+                                                    sidecarJSON: outcome.bytes.flatMap(SidecarStore.compactJSON(ofWritten:))
+                                                        ?? (try? DocumentStateStore.Entry.json(outcome.sidecar))))
             if !journey.transitions.isEmpty {
                 logger.info("suggestions addressed", metadata: [
                     "file.path": "\(rel.display)",

@@ -25,6 +25,8 @@ public struct SidecarStore: Sendable {
         public var wrote: Bool
         /// A line for `status` when the file on disk was broken or edited by hand and was rebuilt.
         public var problem: String?
+        /// The bytes written (nil when the file already said it).
+        public var bytes: [UInt8]? = nil
     }
 
     /// Reads, changes and writes a sidecar under the cross-process lock.
@@ -65,7 +67,7 @@ public struct SidecarStore: Sendable {
             // cost as much as encoding them, on every document of a first scan).
             let written = try write(project: project, document: rel, sidecar, existing: existing, readIfNotGiven: false)
             if let written { sidecar.updatedAt = written.updatedAt }
-            return Outcome(sidecar: sidecar, wrote: written != nil, problem: problem)
+            return Outcome(sidecar: sidecar, wrote: written != nil, problem: problem, bytes: written?.bytes)
         }
     }
 
@@ -130,6 +132,33 @@ public struct SidecarStore: Sendable {
     }
 
     private static let checksumLineStart = Array("{\n  \"checksum\" : \"sha256:".utf8)
+
+    /// The compact JSON (no checksum, no whitespace between tokens) of sidecar bytes `encode` made:
+    /// what `JSON.encode(sidecar, pretty: false)` gives, without encoding the sidecar again (the
+    /// database keeps this copy of every sidecar written). Nil for bytes not in `encode`'s form.
+    public static func compactJSON(ofWritten bytes: [UInt8]) -> [UInt8]? {
+        let start = checksumLineStart
+        let tail = Array("\",\n".utf8)
+        let hexEnd = start.count + 64
+        guard bytes.starts(with: start), bytes.count > hexEnd + tail.count,
+              bytes[hexEnd..<(hexEnd + tail.count)].elementsEqual(tail) else { return nil }
+        var out: [UInt8] = [UInt8(ascii: "{")]
+        out.reserveCapacity(bytes.count - hexEnd)
+        var inString = false, escaped = false
+        for b in bytes[(hexEnd + tail.count)...] {
+            if inString {
+                out.append(b)
+                if escaped { escaped = false } else if b == UInt8(ascii: "\\") { escaped = true } else if b == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch b {
+            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"): continue
+            case UInt8(ascii: "\""): inString = true; out.append(b)
+            default: out.append(b)
+            }
+        }
+        return out
+    }
 
     /// Whether sidecar bytes start with the checksum line tk-agent writes.
     public static func isSealed(_ bytes: [UInt8]) -> Bool { bytes.starts(with: checksumLineStart) }

@@ -97,6 +97,8 @@ public struct DocumentOwner: Sendable {
         public var problem: String?
         /// The journey stage before the change (nil: the sidecar was new).
         public var stageBefore: JourneyStage?
+        /// The sidecar's bytes as written (nil when the file already said it).
+        public var bytes: [UInt8]? = nil
     }
 
     /// What to record in the database besides the sidecar.
@@ -155,7 +157,8 @@ public struct DocumentOwner: Sendable {
             do {
                 try states.record(project: project, [DocumentStateStore.Entry(
                     document: rel, sidecar: outcome.sidecar, content: r.content, contentSha256: r.contentSha256,
-                    dropContent: r.dropContent, derivedFrom: r.derivedFrom)])
+                    dropContent: r.dropContent, derivedFrom: r.derivedFrom,
+                    sidecarJSON: outcome.bytes.flatMap(SidecarStore.compactJSON(ofWritten:)))])
             } catch {
                 throw DocumentStateError(step: .database, document: rel, cause: error)
             }
@@ -164,7 +167,7 @@ public struct DocumentOwner: Sendable {
         if record != nil {
             announce(project: project, document: rel, cause: cause, before: before, sidecar: outcome.sidecar, wrote: outcome.wrote)
         }
-        return Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem, stageBefore: before)
+        return Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem, stageBefore: before, bytes: outcome.bytes)
     }
 
     /// Records the state of several documents of a project in one transaction (the pipeline's batch).

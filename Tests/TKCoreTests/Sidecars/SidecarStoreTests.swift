@@ -53,6 +53,25 @@ import Testing
         #expect(!same.wrote && same.sidecar == third)
     }
 
+    /// The database's compact copy is made from the bytes written, not by encoding the sidecar again:
+    /// it must be exactly what the compact encoder gives, whatever the strings hold.
+    @Test func theCompactCopyOfWrittenBytesIsTheCompactEncoding() throws {
+        let tricky = "say \"so\" — a back\\slash, a/slash, tab\tand\nline, “curly” é {not: [json]} , : "
+        var s = ReviewSidecar(document: "notes/draft one.md", sha256: String(repeating: "a", count: 64), updatedAt: "2026-11-27T10:00:00Z",
+                              words: 42)
+        s.quick = [
+            Finding(id: "q1", rule: "weasel", category: .weasel, severity: .warning, message: tricky, text: "  very  ",
+                    start: 3, end: 7, line: 1, column: 4, replacements: []),
+            Finding(id: "q2", rule: "cliche", category: .cliche, severity: .info, message: "", text: "\\",
+                    start: 10, end: 12, line: 2, column: 1, replacements: ["a", " b ", ""]),
+        ]
+        let written = try SidecarStore.encode(s)
+        #expect(SidecarStore.compactJSON(ofWritten: written) == (try JSON.encode(s, pretty: false)))
+        #expect(SidecarStore.compactJSON(ofWritten: try JSON.encode(s)) == nil)
+        let copy = try #require(SidecarStore.compactJSON(ofWritten: written))
+        #expect(try JSON.decode(ReviewSidecar.self, from: copy) == s)
+    }
+
     @Test func concurrentModifiesLoseNoUpdate() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(atPath: dir.display) }
