@@ -27,6 +27,9 @@ public struct ValeEngine: Sendable {
                 + styles.skipped.map { String($0.split(separator: ":").first ?? "") }.joined(separator: ", ")])
     }
 
+    /// Lines for the `script` rules that failed while linting so far (after `problems`, which are known at load).
+    public var runtimeProblems: [String] { styles.scriptFailures.all }
+
     /// The engine for the configuration Vale would find from `folder` (nil when there is none).
     /// Cached per (ini path, digest of ini and rules) for the life of the process.
     public static func discover(from folder: String) -> ValeEngine? {

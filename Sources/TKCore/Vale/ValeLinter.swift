@@ -672,6 +672,24 @@ final class ValeFileLinter {
                 if rule.action == "replace" || rule.action == "remove" { a.replacements = fix(rule, h.match) }
                 out.append(a)
             }
+        case .script(let program):
+            // Vale's `Script.Run`: the script sees the block's text as `scope` and leaves its
+            // findings in `matches` ({begin, end[, message]}, byte offsets into the text).
+            let scope: Tengo.Scope
+            do { scope = try Tengo.run(program, globals: ["scope": .string(blk.text)]) } catch {
+                styles.scriptFailures.add("\(cfg.path): \(rule.name): the script failed: \(error)")
+                break
+            }
+            guard case .array(let found)? = scope.lookup("matches") else { break }
+            let bytes = Array(blk.text.utf8)
+            for case .map(let m) in found.items {
+                guard case .int(let b)? = m.items["begin"], case .int(let e)? = m.items["end"], b >= 0, b <= e, e <= bytes.count else { continue }
+                let match = String(decoding: bytes[Int(b)..<Int(e)], as: UTF8.self)
+                var message = rule.message
+                if case .string(let own)? = m.items["message"] { message = own }
+                out.append(RawAlert(check: rule.name, severity: rule.level, span: (Int(b), Int(e)), match: match,
+                                    message: Self.format(message, [match]), link: rule.link))
+            }
         case .readability(let names, let grade):
             guard let res = ValeMetric.readability(names, summary: summary, metrics: metrics), res > grade else { break }
             var a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)

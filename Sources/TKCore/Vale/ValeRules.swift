@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Yams
 
 /// One Vale rule compiled for matching.
@@ -15,6 +16,7 @@ public struct ValeRule: Sendable {
         case spelling(ValeSpellCheck)
         case sequence(ValeSequence)
         case readability(metrics: [String], grade: Double)
+        case script(Tengo.Program)
     }
     public var name: String
     public var extends: String
@@ -35,7 +37,7 @@ public struct ValeRule: Sendable {
         case .existence(let p), .substitution(let p, _, _, _), .occurrence(let p, _, _), .repetition(let p, _, _, _): return [p]
         case .consistency(let steps): return steps.map(\.pattern)
         case .conditional(let a, let b): return [a, b]
-        case .capitalization, .metric, .spelling, .sequence, .readability: return []
+        case .capitalization, .metric, .spelling, .sequence, .readability, .script: return []
         }
     }
 }
@@ -83,6 +85,8 @@ public struct ValeStyles: Sendable {
     public var order: [String] = []
     /// `Style.Rule: reason` for rules that were not loaded.
     public var skipped: [String] = []
+    /// Scripts that failed while linting (one line per rule and failure, for stderr or `status`).
+    let scriptFailures = ValeScriptFailures()
     public var problems: [String] = []
     public var styleNames: [String] = []
     public var acceptedTokens: [String] = []
@@ -271,9 +275,6 @@ public struct ValeStyles: Sendable {
     static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {
         guard let ext = str(m["extends"]) else { throw ValeRuleError.missingKey("extends") }
         guard extensionPoints.contains(ext) else { throw ValeRuleError.notARuleType(ext) }
-        if ext == "script" {
-            return .skipped("type '\(ext)' is not supported yet")
-        }
         guard m["message"] != nil else { throw ValeRuleError.missingKey("message") }
         var level = str(m["level"]) ?? "warning"
         if let l = cfg.ruleLevels[name] { level = l }
@@ -370,6 +371,18 @@ public struct ValeStyles: Sendable {
             // A formula over the whole document's counts: read once, on its summary (as Vale does).
             rule.kind = .metric(formula: str(m["formula"]) ?? "", condition: str(m["condition"]) ?? "")
             rule.scope = ValeScope(["summary"])
+        case "script":
+            guard var source = str(m["script"]), !source.isEmpty else { throw ValeRuleError.missingKey("script") }
+            if source.hasSuffix(".tengo") {
+                // A script file: under `<StylesPath>/config/scripts` (Vale's `FindConfigAsset`).
+                let candidates = [cfg.stylesPath.map { ($0 as NSString).appendingPathComponent("config/scripts/" + source) },
+                                  cfg.stylesPath.map { ($0 as NSString).appendingPathComponent(source) }, source].compactMap { $0 }
+                guard let file = candidates.first(where: { FileManager.default.isReadableFile(atPath: $0) }),
+                      let d = FileManager.default.contents(atPath: file) else { throw ValeRuleError.missingScript(source) }
+                hasher.add(d)
+                source = String(decoding: d, as: UTF8.self)
+            }
+            do { rule.kind = .script(try Tengo.Program(source)) } catch { throw ValeRuleError.script(error) }
         case "readability":
             let metrics = strings(m["metrics"])
             guard !metrics.isEmpty else { throw ValeRuleError.needs(what: "a readability rule", key: "'metrics'") }
@@ -426,6 +439,8 @@ enum ValeRuleError: Error, CustomStringConvertible {
     case unresolvedDicpath(String)
     case missingDictionary([String], folder: String)
     case dictionary(SpellerProblem)
+    case missingScript(String)
+    case script(any Error)
 
     var description: String {
         switch self {
@@ -440,6 +455,8 @@ enum ValeRuleError: Error, CustomStringConvertible {
         case .unresolvedDicpath(let dp): "unable to resolve dicpath '\(dp)'"
         case .missingDictionary(let names, let dir): "a dictionary of \(names.joined(separator: ", ")) is not in \(dir)"
         case .dictionary(let problem): problem.message
+        case .missingScript(let name): "script '\(name)' not found in StylesPath/config/scripts"
+        case .script(let cause): "script does not parse: \(cause)"
         }
     }
 }
@@ -451,4 +468,12 @@ struct FNV64 {
         for b in bytes { h ^= UInt64(b); h = h &* 0x100000001b3 }
     }
     var hex: String { String(h, radix: 16) }
+}
+
+/// The lines of `script` rules that failed while running (a script's error leaves its rule out of
+/// that block, as a failing rule must never stop the run); shared by every copy of the styles.
+final class ValeScriptFailures: Sendable {
+    private let lines = Mutex<[String]>([])
+    func add(_ line: String) { lines.withLock { if !$0.contains(line) && $0.count < 20 { $0.append(line) } } }
+    var all: [String] { lines.withLock { $0 } }
 }

@@ -168,6 +168,8 @@ extension TKAgent {
                 }
             }
 
+            for p in vale?.runtimeProblems ?? [] { printError(p) }
+
             if timing {
                 func secs(_ d: Duration) -> Double {
                     Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
