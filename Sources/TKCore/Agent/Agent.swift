@@ -417,7 +417,8 @@ public actor Agent {
     /// styles read now: the walk that follows a change of the ini or a rule file updates them.
     func refreshValeProblems(_ root: PathBytes) {
         guard var problems = projects[root]?.problems else { return }
-        let lines = ValeEngine.discover(from: root.display)?.problems ?? []
+        let engine = ValeEngine.discover(from: root.display)
+        let lines = (engine?.problems ?? []) + (engine?.runtimeProblems ?? [])
         for key in problems.keys { if case .vale(let line) = key, !lines.contains(line) { problems[key] = nil } }
         for line in lines { problems[.vale(line)] = line }
         if problems != projects[root]?.problems { projects[root]?.problems = problems }
