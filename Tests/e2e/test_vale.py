@@ -42,10 +42,30 @@ level: suggestion
 scope: heading
 match: $sentence
 """,
-    "Fancy.yml": """extends: script
-message: "not supported yet"
+    "Modal.yml": """extends: sequence
+message: "Add 'to': '%[2]s %[3]s to %[4]s'."
+level: warning
+tokens:
+  - tag: MD
+  - pattern: be
+  - tag: JJ
+  - tag: VB|VBN
+""",
+    "Todo.yml": """extends: script
+message: "Resolve '%s' before you publish."
+level: suggestion
+scope: raw
 script: |
+  text := import("text")
   matches := []
+  for m in text.re_find(`TODO`, scope, -1) {
+    matches = append(matches, {begin: m[0].begin, end: m[0].end})
+  }
+""",
+    "Fancy.yml": """extends: script
+message: "a script that does not parse"
+script: |
+  matches := [
 """,
 }
 
@@ -95,8 +115,15 @@ def test_check_json_reports_vale_rules_with_vale_positions(tk):
     data = (p / "doc.md").read_bytes()
     for x in report["files"][0]["findings"]:
         assert data[x["start"]:x["end"]].decode() == x["text"]
-    # The unsupported rule type is one line on stderr, not a failure.
-    assert "House.Fancy" in r.stderr
+    # A rule that cannot be loaded is one line on stderr, not a failure.
+    assert "Fancy.yml" in r.stderr and "does not parse" in r.stderr
+    # Sequence (parts of speech) and script rules run.
+    (p / "seq.md").write_text("It would be great write this.\n\nTODO: more work.\n")
+    r = subprocess.run([BIN, "check", "--format", "json", "seq.md"], cwd=p, env=tk.env, capture_output=True, text=True, timeout=60)
+    assert vale_lines(json.loads(r.stdout)) == [
+        "seq.md:1:4:House.Modal:Add 'to': 'be great to write'.",
+        "seq.md:3:1:House.Todo:Resolve 'TODO' before you publish.",
+    ]
     # A section for one file switches a rule off there; --strict still exits 2 with findings.
     (p / "draft.md").write_text("Maybe so.\n")
     r = subprocess.run([BIN, "check", "--strict", "--format", "json", "draft.md"], cwd=p, env=tk.env,
@@ -156,8 +183,8 @@ def test_rule_or_ini_change_rederives_the_sidecar(tk):
             return True if got == expected else None
         return check
     tk.wait_for(rules_in_sidecar(["House.Hedge", "House.Terms"]), timeout=20, what="first sidecar", proc=agent)
-    # The script rule is skipped: one line in status, for the agent's user.
-    tk.wait_for(lambda: any("skipped" in x and "House.Fancy" in x for x in tk.status()["projects"][0]["problems"]),
+    # The script that does not parse is skipped: one line in status, for the agent's user.
+    tk.wait_for(lambda: any("skipped" in x and "Fancy.yml" in x for x in tk.status()["projects"][0]["problems"]),
                 timeout=20, what="the skipped rule in status", proc=agent)
     # A rule file changes: the hedge word is no longer listed.
     (p / "styles" / "House" / "Hedge.yml").write_text(RULES["Hedge.yml"].replace("  - maybe\n", "  - arguably\n"))
@@ -167,7 +194,7 @@ def test_rule_or_ini_change_rederives_the_sidecar(tk):
     tk.wait_for(rules_in_sidecar([]), timeout=20, what="sidecar after the ini edit", proc=agent)
     # The script rule goes: its line leaves status.
     (p / "styles" / "House" / "Fancy.yml").unlink()
-    tk.wait_for(lambda: not any("House.Fancy" in x for x in tk.status()["projects"][0]["problems"]),
+    tk.wait_for(lambda: not any("Fancy.yml" in x for x in tk.status()["projects"][0]["problems"]),
                 timeout=20, what="status without the skipped rule", proc=agent)
 
 

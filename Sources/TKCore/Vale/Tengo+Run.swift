@@ -44,7 +44,7 @@ extension Tengo {
 
         mutating func tick(_ line: Int) throws {
             budget -= 1
-            if budget < 0 { throw Failure(message: "the script ran too long (a loop that does not end?)", line: line) }
+            if budget < 0 { throw Failure(message: "the script ran too long (a loop that does not end?)", line: line, exhausted: true) }
         }
 
         mutating func exec(_ stmts: [Stmt], _ scope: Scope) throws -> Flow {

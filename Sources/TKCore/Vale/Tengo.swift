@@ -13,6 +13,8 @@ public enum Tengo {
     struct Failure: Error, CustomStringConvertible {
         var message: String
         var line: Int
+        /// The step budget ran out (a loop that does not end, or far too much work).
+        var exhausted = false
         var description: String { line > 0 ? "line \(line): \(message)" : message }
     }
 

@@ -675,9 +675,15 @@ final class ValeFileLinter {
         case .script(let program):
             // Vale's `Script.Run`: the script sees the block's text as `scope` and leaves its
             // findings in `matches` ({begin, end[, message]}, byte offsets into the text).
+            if styles.scriptFailures.isStopped(rule.name) { break }
             let scope: Tengo.Scope
             do { scope = try Tengo.run(program, globals: ["scope": .string(blk.text)]) } catch {
-                styles.scriptFailures.add("\(cfg.path): \(rule.name): the script failed: \(error)")
+                if let f = error as? Tengo.Failure, f.exhausted {
+                    styles.scriptFailures.stop(rule.name)
+                    styles.scriptFailures.add("\(cfg.path): \(rule.name): the script ran too long and is stopped until the styles change")
+                } else {
+                    styles.scriptFailures.add("\(cfg.path): \(rule.name): the script failed: \(error)")
+                }
                 break
             }
             guard case .array(let found)? = scope.lookup("matches") else { break }

@@ -474,6 +474,10 @@ struct FNV64 {
 /// that block, as a failing rule must never stop the run); shared by every copy of the styles.
 final class ValeScriptFailures: Sendable {
     private let lines = Mutex<[String]>([])
+    /// Rules whose script ran out of steps: not run again by this process (each block would cost as much).
+    private let stopped = Mutex<Set<String>>([])
     func add(_ line: String) { lines.withLock { if !$0.contains(line) && $0.count < 20 { $0.append(line) } } }
     var all: [String] { lines.withLock { $0 } }
+    func stop(_ rule: String) { _ = stopped.withLock { $0.insert(rule) } }
+    func isStopped(_ rule: String) -> Bool { stopped.withLock { $0.contains(rule) } }
 }

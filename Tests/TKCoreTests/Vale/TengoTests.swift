@@ -116,4 +116,14 @@ import Testing
         #expect(engine.problems.contains { $0.contains("Nowhere.tengo") })
         #expect(engine.runtimeProblems.contains { $0.contains("House.Fails") && $0.contains("index out of bounds") })
     }
+
+    @Test func aScriptThatRunsOutOfStepsIsStoppedNotRunOnEveryBlock() throws {
+        let (lines, engine) = try lint([
+            "Loop": "extends: script\nmessage: x\nscript: |\n  for { }\n",
+            "Weasel": "extends: existence\nmessage: \"'%s'\"\ntokens:\n  - very\n",
+        ], "One.\n\nTwo.\n\nvery three.\n")
+        #expect(lines == ["5:1:House.Weasel:'very'"])
+        #expect(engine.styles.scriptFailures.isStopped("House.Loop"))
+        #expect(engine.runtimeProblems.filter { $0.contains("House.Loop") }.count == 1)
+    }
 }
