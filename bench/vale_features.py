@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Runs Vale packs' Cucumber scenarios (Markdown fixtures) through tk-agent and compares lines.
 
-Usage: bench/vale_features.py PACK_DIR [PACK_DIR...] [--bin .build/release/tk-agent] [-v]
+Usage: bench/vale_features.py PACK_DIR [PACK_DIR...] [--bin .build/release/tk-agent] [-v] [--all-steps]
+
+--all-steps also runs the testdata's scenarios named by scope, style and vocabulary (`When I test
+scope`, `apply style`, `use Vocab`) and its single Markdown files of fixtures/formats (`When I lint`).
 
 A pack folder holds features/*.feature (steps: `When I test "X"` runs Vale in fixtures/X) and
 fixtures/X/ with a .vale.ini. Each Markdown file of the fixture is checked with
@@ -34,6 +37,20 @@ def scenarios(pack):
             m = re.search(r'When I test patterns for "([^"]+\.md)"', block)
             if m:
                 yield fn, name, "patterns", [m.group(1)], lines
+                continue
+            if not ALL_STEPS:
+                continue
+            # Vale's testdata also names fixtures by scope, style and vocabulary, and lints single
+            # files of fixtures/formats (the Markdown ones count here).
+            for step, folder in (("test scope", "scopes/"), ("apply style", "styles/"), ("use Vocab", "vocab/")):
+                m = re.search(r'When I ' + step + r' "([^"]+)"', block)
+                if m:
+                    yield fn, name, folder + m.group(1), None, lines
+                    break
+            else:
+                m = re.search(r'When I lint "([^"]+\.(?:md|markdown))"$', block, re.M)
+                if m:
+                    yield fn, name, "formats", [m.group(1)], lines
 
 def run(binary, folder, only=None):
     files = []
@@ -65,8 +82,14 @@ def run(binary, folder, only=None):
                 out.append(f"{path}:{x['line']}:{x['column']}:{x['rule']}:{x['message']}")
     return out, p.stderr
 
+ALL_STEPS = False
+
 def main():
+    global ALL_STEPS
     args = sys.argv[1:]
+    if "--all-steps" in args:
+        ALL_STEPS = True
+        args.remove("--all-steps")
     binary = ".build/release/tk-agent"
     verbose = "-v" in args
     if "--bin" in args:
