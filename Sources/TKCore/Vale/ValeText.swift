@@ -145,22 +145,34 @@ enum ValeCase {
 
 /// Vale's `metric` rules: a formula over document counts.
 enum ValeMetric {
-    /// The document's counts a formula reads: words, sentences, syllables, … (nil for no words).
+    /// The document's counts a formula reads: words, sentences, syllables, … (nil for no words),
+    /// counted as Vale's summary statistics count them: paragraphs split at blank lines, sentences
+    /// within each, words as runs of letters, digits and apostrophes (or dotted acronyms), a long
+    /// word over six bytes, a complex word over two syllables once an -es/-ed/-ing is set aside.
     static func counts(summary: String, metrics: [String: Int]) -> [String: Double]? {
         var vars: [String: Double] = [:]
-        let words = summary.split(whereSeparator: { $0.isWhitespace }).filter { $0.contains(where: { $0.isLetter || $0.isNumber }) }
-        if words.isEmpty { return nil }
-        for (k, v) in metrics where !k.hasPrefix("table") { vars[k.replacingOccurrences(of: ".", with: "_")] = Double(v) }
-        vars["words"] = Double(words.count)
-        vars["sentences"] = Double(ValeSentences.split(summary).filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count)
-        vars["paragraphs"] = Double(summary.components(separatedBy: "\n\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count)
-        vars["characters"] = Double(summary.filter { $0.isLetter || $0.isNumber }.count)
-        var syl = 0, poly = 0, complex = 0, long = 0
-        for w in words {
-            let n = syllables(String(w)); syl += n
-            if n >= 3 { poly += 1; if !w.first!.isUppercase { complex += 1 } }
-            if w.count > 6 { long += 1 }
+        var words = 0, sentences = 0, characters = 0, syl = 0, poly = 0, complex = 0, long = 0
+        for paragraph in summary.components(separatedBy: "\n\n") {
+            for sentence in ValeSentences.split(paragraph) where !sentence.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                sentences += 1
+                for w in Self.words(sentence) {
+                    words += 1
+                    characters += w.unicodeScalars.filter { $0.properties.isAlphabetic || $0.properties.numericType != nil }.count
+                    if w.utf8.count > 6 { long += 1 }
+                    let n = syllables(w)
+                    syl += n
+                    if n > 2 { poly += 1 }
+                    let lw = w.lowercased()
+                    if n - (lw.hasSuffix("es") || lw.hasSuffix("ed") || lw.hasSuffix("ing") ? 1 : 0) > 2 { complex += 1 }
+                }
+            }
         }
+        if words == 0 { return nil }
+        for (k, v) in metrics where !k.hasPrefix("table") { vars[k.replacingOccurrences(of: ".", with: "_")] = Double(v) }
+        vars["words"] = Double(words)
+        vars["sentences"] = Double(sentences)
+        vars["paragraphs"] = Double(summary.components(separatedBy: "\n\n").filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }.count)
+        vars["characters"] = Double(characters)
         vars["syllables"] = Double(syl); vars["polysyllabic_words"] = Double(poly)
         vars["complex_words"] = Double(complex); vars["long_words"] = Double(long)
         for name in ["heading_h1", "heading_h2", "heading_h3", "heading_h4", "heading_h5", "heading_h6", "list", "blockquote", "pre"] where vars[name] == nil { vars[name] = 0 }
@@ -210,6 +222,33 @@ enum ValeMetric {
             return (res, fire)
         }
         return nil
+    }
+
+    /// A sentence's words: dotted acronyms ("U.S.") or runs of letters, digits and apostrophes.
+    static func words(_ s: String) -> [String] {
+        let sc = Array(s.unicodeScalars)
+        var out: [String] = []
+        var i = 0
+        func isWordChar(_ c: Unicode.Scalar) -> Bool { c.properties.isAlphabetic || c.properties.numericType != nil || c == "'" }
+        while i < sc.count {
+            // (?:[A-Z]\.){2,}
+            var j = i
+            while j + 1 < sc.count, ("A"..."Z").contains(sc[j]), sc[j + 1] == "." { j += 2 }
+            if j - i >= 4 {
+                out.append(String(String.UnicodeScalarView(sc[i..<j])))
+                i = j
+                continue
+            }
+            if isWordChar(sc[i]) {
+                j = i
+                while j < sc.count, isWordChar(sc[j]) { j += 1 }
+                out.append(String(String.UnicodeScalarView(sc[i..<j])))
+                i = j
+                continue
+            }
+            i += 1
+        }
+        return out
     }
 
     static func syllables(_ w: String) -> Int {

@@ -146,6 +146,18 @@ BasedOnStyles = House
                 == ["1:1:House.Lists:This topic has 4.00 lists and headings."])
     }
 
+    @Test func metricCountsWordsAsValeDoes() throws {
+        // Words are runs of letters, digits and apostrophes, or dotted acronyms ("e-mail" is two,
+        // "U.S.A." one); a long word has more than six bytes ("Naïves": 7, "scores": 6).
+        let p = try Project(ini: baseIni, rules: ["Counts": """
+            extends: metric
+            message: "%s"
+            formula: words * 100 + long_words * 10 + sentences
+            condition: "> 0"
+            """])
+        #expect(try p.lint("U.S.A. e-mail scores. Naïves score!\n") == ["1:1:House.Counts:612.00"])
+    }
+
     @Test func readabilityAveragesTheNamedGradesOverTheDocument() throws {
         let p = try Project(ini: baseIni, rules: ["Grade": """
             extends: readability
