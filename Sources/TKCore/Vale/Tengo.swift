@@ -545,18 +545,12 @@ public enum Tengo {
                     let name = advance().text
                     try expect(")")
                     return .importModule(name, tok.line)
-                case "error":
+                case "error", "immutable":
                     _ = advance()
                     try expect("(")
                     let v = try expression()
                     try expect(")")
-                    return .makeError(v)
-                case "immutable":
-                    _ = advance()
-                    try expect("(")
-                    let v = try expression()
-                    try expect(")")
-                    return .immutable(v)
+                    return tok.text == "error" ? .makeError(v) : .immutable(v)
                 default:
                     _ = advance()
                     return .ident(tok.text, tok.line)

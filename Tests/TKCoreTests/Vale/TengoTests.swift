@@ -41,6 +41,8 @@ import Testing
             """).text == "[9, 2]")
         #expect(try run("s := \"héllo\"\nout := [len(s), s[1], s[0:3], is_string(s), type_name(s)]").text
                 == "[6, é, \"hé\", true, \"string\"]")
+        #expect(try run("e := error(\"bad\")\nout := [is_error(e), is_error(immutable(1)), string(e)]").text
+                == "[true, false, \"error: \\\"bad\\\"\"]")
         // A comment, a raw string, a block comment across lines.
         #expect(try run("// note\nout := `a\\nb` /* x\ny */\n").text == "a\\nb")
     }
