@@ -46,69 +46,6 @@ public struct ReviewRoundRecord: Sendable, Equatable {
     public var isFinished: Bool { status == .done || status == .failed }
 }
 
-/// A round is a row of `review_round`: paths as BLOBs, advisors as JSON text, flags as integers.
-extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
-    public static let databaseTableName = "review_round"
-
-    public enum Columns {
-        static let id = Column("id"), project = Column("project"), document = Column("document"), status = Column("status")
-        static let manual = Column("manual"), skipQuiet = Column("skip_quiet"), reason = Column("reason"), advisors = Column("advisors")
-        static let contentSha = Column("content_sha"), promptHash = Column("prompt_hash"), provider = Column("provider")
-        static let model = Column("model"), inputTokens = Column("input_tokens"), outputTokens = Column("output_tokens")
-        static let costUsd = Column("cost_usd"), attempts = Column("attempts"), tries = Column("tries")
-        static let suggestions = Column("suggestions"), unanchored = Column("unanchored"), truncated = Column("truncated")
-        static let ownerPid = Column("owner_pid"), notBefore = Column("not_before"), queuedAt = Column("queued_at")
-        static let startedAt = Column("started_at"), finishedAt = Column("finished_at"), error = Column("error")
-    }
-
-    public init(row: Row) throws {
-        let advisorsText: String? = row[Columns.advisors]
-        self.init(id: row[Columns.id], project: PathBytes(Array(row[Columns.project] as Data)),
-                  document: PathBytes(Array(row[Columns.document] as Data)),
-                  status: RoundStatus(rawValue: row[Columns.status]) ?? .failed, manual: row[Columns.manual],
-                  skipQuiet: row[Columns.skipQuiet],
-                  advisors: advisorsText.flatMap { try? JSON.decode([String].self, from: Array($0.utf8)) },
-                  queuedAt: row[Columns.queuedAt])
-        reason = row[Columns.reason]; contentSha = row[Columns.contentSha]; promptHash = row[Columns.promptHash]
-        provider = row[Columns.provider]; model = row[Columns.model]; inputTokens = row[Columns.inputTokens]
-        outputTokens = row[Columns.outputTokens]; costUsd = row[Columns.costUsd]; attempts = row[Columns.attempts]
-        tries = row[Columns.tries]; suggestions = row[Columns.suggestions]; unanchored = row[Columns.unanchored]
-        truncated = (row[Columns.truncated] as Int?).map { $0 != 0 }
-        ownerPid = (row[Columns.ownerPid] as Int64?).map { Int32(truncatingIfNeeded: $0) }
-        notBefore = row[Columns.notBefore]; startedAt = row[Columns.startedAt]; finishedAt = row[Columns.finishedAt]
-        error = row[Columns.error]
-    }
-
-    public func encode(to container: inout PersistenceContainer) throws {
-        container[Columns.id] = id
-        container[Columns.project] = Data(project.bytes)
-        container[Columns.document] = Data(document.bytes)
-        container[Columns.status] = status.rawValue
-        container[Columns.manual] = manual
-        container[Columns.skipQuiet] = skipQuiet
-        container[Columns.reason] = reason
-        container[Columns.advisors] = advisors.map { JSON.string($0, pretty: false) }
-        container[Columns.contentSha] = contentSha
-        container[Columns.promptHash] = promptHash
-        container[Columns.provider] = provider
-        container[Columns.model] = model
-        container[Columns.inputTokens] = inputTokens
-        container[Columns.outputTokens] = outputTokens
-        container[Columns.costUsd] = costUsd
-        container[Columns.attempts] = attempts
-        container[Columns.tries] = tries
-        container[Columns.suggestions] = suggestions
-        container[Columns.unanchored] = unanchored
-        container[Columns.truncated] = truncated.map { $0 ? 1 : 0 }
-        container[Columns.ownerPid] = ownerPid.map { Int64($0) }
-        container[Columns.notBefore] = notBefore
-        container[Columns.queuedAt] = queuedAt
-        container[Columns.startedAt] = startedAt
-        container[Columns.finishedAt] = finishedAt
-        container[Columns.error] = error
-    }
-}
-
 /// The review queue and per-document baselines in the database. Every process (the agent, the
 /// CLI) goes through this; rows change state with single-statement updates, so two processes never
 /// both start the same round.
@@ -116,10 +53,40 @@ public struct ReviewStore: Sendable {
     public let database: AppDatabase
     public init(database: AppDatabase) { self.database = database }
 
-    /// The columns a round is read with (every column of `review_round`).
-    static let columns = "*"
+    static let columns = """
+        id, project, document, status, manual, skip_quiet, reason, advisors, content_sha, prompt_hash, provider, model,
+        input_tokens, output_tokens, cost_usd, attempts, tries, suggestions, unanchored, truncated, owner_pid, not_before,
+        queued_at, started_at, finished_at, error
+        """
 
-    static func record(_ row: Row) throws -> ReviewRoundRecord { try ReviewRoundRecord(row: row) }
+    static func record(_ row: Row) -> ReviewRoundRecord {
+        let advisorsText: String? = row["advisors"]
+        let advisors = advisorsText.flatMap { try? JSON.decode([String].self, from: Array($0.utf8)) }
+        var r = ReviewRoundRecord(
+            id: row["id"], project: PathBytes(Array(row["project"] as Data)), document: PathBytes(Array(row["document"] as Data)),
+            status: RoundStatus(rawValue: row["status"]) ?? .failed, manual: row["manual"], skipQuiet: row["skip_quiet"],
+            advisors: advisors, queuedAt: row["queued_at"])
+        r.reason = row["reason"]; r.contentSha = row["content_sha"]; r.promptHash = row["prompt_hash"]
+        r.provider = row["provider"]; r.model = row["model"]; r.inputTokens = row["input_tokens"]
+        r.outputTokens = row["output_tokens"]; r.costUsd = row["cost_usd"]; r.attempts = row["attempts"]; r.tries = row["tries"]
+        r.suggestions = row["suggestions"]; r.unanchored = row["unanchored"]
+        r.truncated = (row["truncated"] as Int?).map { $0 != 0 }
+        r.ownerPid = (row["owner_pid"] as Int64?).map { Int32(truncatingIfNeeded: $0) }
+        r.notBefore = row["not_before"]; r.startedAt = row["started_at"]; r.finishedAt = row["finished_at"]
+        r.error = row["error"]
+        return r
+    }
+
+    static func arguments(_ r: ReviewRoundRecord) -> StatementArguments {
+        let advisors: String? = r.advisors.map { JSON.string($0, pretty: false) }
+        let truncated: Int? = r.truncated.map { $0 ? 1 : 0 }
+        let pid: Int64? = r.ownerPid.map { Int64($0) }
+        var args: StatementArguments = [r.id, Data(r.project.bytes), Data(r.document.bytes), r.status.rawValue, r.manual,
+                                        r.skipQuiet, r.reason, advisors, r.contentSha, r.promptHash, r.provider, r.model]
+        args += [r.inputTokens, r.outputTokens, r.costUsd, r.attempts, r.tries, r.suggestions, r.unanchored, truncated, pid,
+                 r.notBefore, r.queuedAt, r.startedAt, r.finishedAt, r.error]
+        return args
+    }
 
     /// A new round id: `r` and 12 hex digits.
     public static func newID() -> String {
@@ -136,7 +103,7 @@ public struct ReviewStore: Sendable {
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
                 ORDER BY queued_at LIMIT 1
                 """, arguments: [Data(project.bytes), Data(document.bytes)]) {
-                var r = try Self.record(row)
+                var r = Self.record(row)
                 r.manual = r.manual || manual
                 r.skipQuiet = r.skipQuiet || skipQuiet
                 if let advisors { r.advisors = advisors }
@@ -146,19 +113,26 @@ public struct ReviewStore: Sendable {
             }
             let r = ReviewRoundRecord(id: Self.newID(), project: project, document: document, manual: manual,
                                       skipQuiet: skipQuiet, advisors: advisors, queuedAt: RFC3339.string(now))
-            try r.insert(db)
+            try db.execute(sql: "INSERT INTO review_round(\(Self.columns)) VALUES (\(Array(repeating: "?", count: 26).joined(separator: ", ")))",
+                           arguments: Self.arguments(r))
             return (r, true)
         }
     }
 
     /// Writes every field of a round.
     public func update(_ r: ReviewRoundRecord) throws {
-        try database.writer.write { db in try r.update(db) }
+        let names = Self.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let assignments = names.map { "\($0) = ?" }.joined(separator: ", ")
+        var args = Self.arguments(r)
+        args += [r.id]
+        try database.writer.write { db in
+            try db.execute(sql: "UPDATE review_round SET \(assignments) WHERE id = ?", arguments: args)
+        }
     }
 
     public func round(id: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map { try Self.record($0) }
+            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map(Self.record)
         }
     }
 
@@ -167,7 +141,7 @@ public struct ReviewStore: Sendable {
         try database.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE status IN ('queued', 'waiting') ORDER BY queued_at, rowid
-                """).map { try Self.record($0) }
+                """).map(Self.record)
         }
     }
 
@@ -176,7 +150,7 @@ public struct ReviewStore: Sendable {
         try database.writer.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? ORDER BY queued_at, rowid
-                """, arguments: [Data(project.bytes), Data(document.bytes)]).map { try Self.record($0) }
+                """, arguments: [Data(project.bytes), Data(document.bytes)]).map(Self.record)
         }
     }
 
@@ -189,7 +163,7 @@ public struct ReviewStore: Sendable {
                 WHERE id = ? AND status IN ('queued', 'waiting')
                 """, arguments: [Int64(pid), RFC3339.string(now), id])
             guard db.changesCount == 1 else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map { try Self.record($0) }
+            return try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map(Self.record)
         }
     }
 
@@ -198,7 +172,7 @@ public struct ReviewStore: Sendable {
     public func recoverInterrupted(isAlive: (Int32) -> Bool) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
             let stale = try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM review_round WHERE status = 'running'")
-                .map { try Self.record($0) }.filter { r in r.ownerPid.map { !isAlive($0) } ?? true }
+                .map(Self.record).filter { r in r.ownerPid.map { !isAlive($0) } ?? true }
             var out: [ReviewRoundRecord] = []
             for var r in stale {
                 r.status = .queued
@@ -220,7 +194,7 @@ public struct ReviewStore: Sendable {
             try Row.fetchOne(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND content_sha = ? AND prompt_hash = ?
                 AND status = 'done' ORDER BY finished_at DESC LIMIT 1
-                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash]).map { try Self.record($0) }
+                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash]).map(Self.record)
         }
     }
 
@@ -241,7 +215,7 @@ public struct ReviewStore: Sendable {
         try database.writer.write { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
-                """, arguments: [Data(project.bytes), Data(document.bytes)]).map { try Self.record($0) }
+                """, arguments: [Data(project.bytes), Data(document.bytes)]).map(Self.record)
             try db.execute(sql: """
                 UPDATE review_round SET status = 'failed', reason = ?, finished_at = ?
                 WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
