@@ -4,6 +4,8 @@ import Foundation
 /// import), with Go's semantics: byte offsets, byte lengths.
 extension Tengo {
     static func fail(_ m: String) -> Failure { Failure(message: m, line: 0) }
+    /// The longest string `repeat` and `pad_*` make (bytes): a script's output, not its budget, could exhaust memory.
+    static let maxString = 16 << 20
 
     static func string(_ v: Value, _ what: String) throws -> String {
         switch v {
@@ -16,7 +18,9 @@ extension Tengo {
     static func int(_ v: Value, _ what: String) throws -> Int64 {
         switch v {
         case .int(let i): return i
-        case .float(let f): return Int64(f)
+        case .float(let f):
+            guard let i = Int64(exactly: f.rounded(.towardZero)) else { throw fail("\(what): \(f) is not an int") }
+            return i
         case .char(let c): return Int64(c.value)
         default: throw fail("\(what): want an int, got \(v.typeName)")
         }
@@ -54,7 +58,7 @@ extension Tengo {
             return { a in
                 switch try arg(a, 0, "int") {
                 case .int(let i): return .int(i)
-                case .float(let f): return .int(Int64(f))
+                case .float(let f): if let i = Int64(exactly: f.rounded(.towardZero)) { return .int(i) }
                 case .char(let c): return .int(Int64(c.value))
                 case .bool(let b): return .int(b ? 1 : 0)
                 case .string(let s): if let i = Int64(s.trimmingCharacters(in: .whitespaces)) { return .int(i) }
@@ -324,7 +328,11 @@ extension Tengo {
             guard case .array(let x) = try arg(a, 0, "join") else { throw fail("join: want an array") }
             return .string(try x.items.map { try string($0, "join") }.joined(separator: try s(a, 1, "join")))
         }
-        add("repeat") { a in .string(String(repeating: try s(a, 0, "repeat"), count: max(0, try optInt(a, 1, 0)))) }
+        add("repeat") { a in
+            let str = try s(a, 0, "repeat"), n = max(0, try optInt(a, 1, 0))
+            guard str.utf8.count.multipliedReportingOverflow(by: n).partialValue <= maxString, n <= maxString else { throw fail("repeat: the result is too long") }
+            return .string(String(repeating: str, count: n))
+        }
         add("replace") { a in
             let str = try s(a, 0, "replace"), old = try s(a, 1, "replace"), new = try s(a, 2, "replace")
             let n = try optInt(a, 3, -1)
@@ -370,13 +378,13 @@ extension Tengo {
                            ? String(decoding: b[..<(b.count - pb.count)], as: UTF8.self) : str)
         }
         add("pad_left") { a in
-            let str = try s(a, 0, "pad_left"), n = try optInt(a, 1, 0), pad = a.count > 2 ? try s(a, 2, "pad_left") : " "
+            let str = try s(a, 0, "pad_left"), n = min(try optInt(a, 1, 0), maxString), pad = a.count > 2 ? try s(a, 2, "pad_left") : " "
             var out = str
             while out.unicodeScalars.count < n, !pad.isEmpty { out = pad + out }
             return .string(out)
         }
         add("pad_right") { a in
-            let str = try s(a, 0, "pad_right"), n = try optInt(a, 1, 0), pad = a.count > 2 ? try s(a, 2, "pad_right") : " "
+            let str = try s(a, 0, "pad_right"), n = min(try optInt(a, 1, 0), maxString), pad = a.count > 2 ? try s(a, 2, "pad_right") : " "
             var out = str
             while out.unicodeScalars.count < n, !pad.isEmpty { out += pad }
             return .string(out)
@@ -389,6 +397,7 @@ extension Tengo {
         add("itoa") { a in .string(String(try int(try arg(a, 0, "itoa"), "itoa"))) }
         add("parse_int") { a in
             let str = try s(a, 0, "parse_int"), base = try optInt(a, 1, 10)
+            guard base == 0 || (2...36).contains(base) else { throw fail("parse_int: invalid base \(base)") }
             if let i = Int64(str, radix: base == 0 ? 10 : base) { return .int(i) }
             return .error(Value.Box(.string("strconv.ParseInt: parsing \"\(str)\": invalid syntax")))
         }
@@ -404,7 +413,11 @@ extension Tengo {
             case let str: return .error(Value.Box(.string("strconv.ParseBool: parsing \"\(str)\": invalid syntax")))
             }
         }
-        add("format_int") { a in .string(String(try int(try arg(a, 0, "format_int"), "format_int"), radix: try optInt(a, 1, 10))) }
+        add("format_int") { a in
+            let base = try optInt(a, 1, 10)
+            guard (2...36).contains(base) else { throw fail("format_int: invalid base \(base)") }
+            return .string(String(try int(try arg(a, 0, "format_int"), "format_int"), radix: base))
+        }
         add("format_bool") { a in .string(try arg(a, 0, "format_bool").truthy ? "true" : "false") }
         add("format_float") { a in
             let f = double(try arg(a, 0, "format_float"))

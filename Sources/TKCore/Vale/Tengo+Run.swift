@@ -259,8 +259,8 @@ extension Tengo {
                 case "+": return .int(x &+ y)
                 case "-": return .int(x &- y)
                 case "*": return .int(x &* y)
-                case "/": guard y != 0 else { throw Failure(message: "division by zero", line: line) }; return .int(x / y)
-                case "%": guard y != 0 else { throw Failure(message: "division by zero", line: line) }; return .int(x % y)
+                case "/": guard y != 0 else { throw Failure(message: "division by zero", line: line) }; return .int(x.dividedReportingOverflow(by: y).partialValue)
+                case "%": guard y != 0 else { throw Failure(message: "division by zero", line: line) }; return .int(x.remainderReportingOverflow(dividingBy: y).partialValue)
                 case "&": return .int(x & y)
                 case "|": return .int(x | y)
                 case "^": return .int(x ^ y)
@@ -298,7 +298,7 @@ extension Tengo {
                     }
                 }
             case (.char(let c), .int(let y)):
-                if op == "+" || op == "-", let u = Unicode.Scalar(UInt32(max(0, Int64(c.value) + (op == "+" ? y : -y)))) { return .char(u) }
+                if op == "+" || op == "-", let u = Unicode.Scalar(UInt32(clamping: Int64(c.value) &+ (op == "+" ? y : 0 &- y))) { return .char(u) }
             case (.char(let x), .char(let y)):
                 switch op {
                 case "<": return .bool(x.value < y.value)

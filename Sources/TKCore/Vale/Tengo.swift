@@ -440,7 +440,14 @@ public enum Tengo {
             return lhs
         }
 
+        /// How deep expressions nest (a rule file's script is input: nesting past this is an error,
+        /// not a stack overflow).
+        var depth = 0
+
         mutating func unary() throws -> Expr {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth < 200 else { throw Failure(message: "expressions nested too deeply", line: cur.line) }
             if cur.kind == .op, ["-", "!", "^", "+"].contains(cur.text) {
                 let op = advance()
                 return .unary(op.text, try unary(), op.line)

@@ -37,7 +37,10 @@ public struct ValeSequence: Sendable {
             }
             let pattern = ValeStyles.str(lowered["pattern"]) ?? ""
             let tag = ValeStyles.str(lowered["tag"]) ?? ""
-            var tok = Token(pattern: pattern, tag: tag, skip: ValeStyles.int(lowered["skip"]), negate: ValeStyles.bool(lowered["negate"]))
+            // A sentence never has more words than this: a larger `skip` means the same, without a
+            // token list the size of the number.
+            let skip = min(max(0, ValeStyles.int(lowered["skip"])), 1000)
+            var tok = Token(pattern: pattern, tag: tag, skip: skip, negate: ValeStyles.bool(lowered["negate"]))
             if !pattern.isEmpty {
                 tok.re = try ValeStyles.regex((ignorecase ? "(?i)" : "") + "(?m)(?:" + pattern + ")", name)
             }

@@ -67,6 +67,16 @@ import Testing
         #expect(throws: Tengo.Failure.self) { _ = try Tengo.Program("out := (1 + ") }
     }
 
+    /// A rule file is input: values that would trap Swift's arithmetic are errors or Go's results.
+    @Test func hostileValuesAreErrorsNotCrashes() throws {
+        #expect(try run("out := int(1e300, -1)").text == "-1")
+        #expect(try run("x := -9223372036854775807 - 1\nout := [x / -1, x % -1]").text == "[-9223372036854775808, 0]")
+        #expect(try run("out := type_name('a' + 9223372036854775807)").text == "char")
+        #expect(throws: Tengo.Failure.self) { _ = try run("text := import(\"text\")\nout := text.format_int(5, 99)") }
+        #expect(throws: Tengo.Failure.self) { _ = try run("text := import(\"text\")\nout := text.repeat(\"ab\", 9223372036854775807)") }
+        #expect(throws: Tengo.Failure.self) { _ = try Tengo.Program("out := " + String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000)) }
+    }
+
     private func lint(_ rules: [String: String], scripts: [String: String] = [:], _ text: String) throws -> (lines: [String], engine: ValeEngine) {
         let root = TestScratch.path("vale-script")
         try FileManager.default.createDirectory(atPath: root + "/styles/House", withIntermediateDirectories: true)
