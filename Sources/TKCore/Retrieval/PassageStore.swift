@@ -186,14 +186,31 @@ extension AppDatabase {
 
     /// How many texts of `plan` (passages, or their windows) have an embedding from `model`, and
     /// how many there are (planned so far).
+    /// The texts of a plan (`?` 1) with a vector of the model (`?` 2). A key is looked up in the
+    /// model's digests listed once (`IN`, an ephemeral index): `passage_vector`'s key is (model,
+    /// dim, digest), so a correlated `EXISTS` on model and digest scanned every vector of the
+    /// model for every key — on a restart with 20,000 texts, minutes of CPU inside one query
+    /// the agent cannot be stopped in (`EmbeddingWindowsTests` checks the plan).
+    static let embeddedCountSQL = """
+        SELECT COUNT(*) FROM (SELECT DISTINCT key FROM passage_window WHERE plan = ?) w
+        WHERE w.key IN (SELECT digest FROM passage_vector WHERE model = ?)
+        """
+
+    /// The texts of a plan (`?` 1) without a vector of the model (`?` 2), with their document, in
+    /// document order (the model's digests listed once, as in `embeddedCountSQL`).
+    static let withoutVectorsSQL = """
+        SELECT w.key, w.digest, w.ordinal, d.project_id, d.path, COALESCE(r.private, 0) AS private
+        FROM passage_window w JOIN passage p ON p.digest = w.digest JOIN document d ON d.id = p.document_id
+        LEFT JOIN document_retrieval r ON r.document_id = d.id
+        WHERE w.plan = ? AND w.key NOT IN (SELECT digest FROM passage_vector WHERE model = ?)
+        ORDER BY p.id, w.ordinal
+        """
+
     public func embeddingProgress(model: String, plan: Int64) throws -> (embedded: Int, total: Int) {
         try writer.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT key) FROM passage_window WHERE plan = ?",
                                          arguments: [plan]) ?? 0
-            let done = try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM (SELECT DISTINCT key FROM passage_window WHERE plan = ?) w
-                WHERE EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = w.key)
-                """, arguments: [plan, model]) ?? 0
+            let done = try Int.fetchOne(db, sql: Self.embeddedCountSQL, arguments: [plan, model]) ?? 0
             return (done, total)
         }
     }
@@ -239,13 +256,7 @@ extension AppDatabase {
     public func passagesWithoutVectors(model: String, plan: Int64) throws -> [PendingPassage] {
         try writer.read { db in
             var out: [PendingPassage] = []
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT w.key, w.digest, w.ordinal, d.project_id, d.path, COALESCE(r.private, 0) AS private
-                FROM passage_window w JOIN passage p ON p.digest = w.digest JOIN document d ON d.id = p.document_id
-                LEFT JOIN document_retrieval r ON r.document_id = d.id
-                WHERE w.plan = ? AND NOT EXISTS (SELECT 1 FROM passage_vector v WHERE v.model = ? AND v.digest = w.key)
-                ORDER BY p.id, w.ordinal
-                """, arguments: [plan, model])
+            let rows = try Row.fetchCursor(db, sql: Self.withoutVectorsSQL, arguments: [plan, model])
             var seen = Set<Int64>()
             while let row = try rows.next() {
                 let key: Int64 = row[0]

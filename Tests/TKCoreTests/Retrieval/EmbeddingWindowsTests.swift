@@ -120,4 +120,18 @@ import Testing
         try db.pruneVectors()
         #expect(try db.passagesWithoutVectors(model: "m", plan: plan).isEmpty)
     }
+
+    /// The two questions the worker asks at every start look a key up in the model's vectors
+    /// listed once, never by a scan of them per key (quadratic: minutes on a restart with a
+    /// corpus embedded, uninterruptible).
+    @Test func theWorkersQuestionsDoNotScanTheVectorsPerText() throws {
+        let db = try AppDatabase.inMemory()
+        for sql in [AppDatabase.embeddedCountSQL, AppDatabase.withoutVectorsSQL] {
+            let plan = try db.reader.read { db in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: [1, "m"]).map { $0["detail"] as String }
+            }
+            #expect(!plan.contains { $0.contains("CORRELATED") }, "\(plan)")
+            #expect(plan.contains { $0.contains("LIST SUBQUERY") }, "\(plan)")
+        }
+    }
 }
