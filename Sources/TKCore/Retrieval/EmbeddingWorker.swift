@@ -163,9 +163,11 @@ public actor EmbeddingWorker: AgentExtension {
         let budget = client.windowBudget
         let plan = EmbeddingWindows.plan(budget: budget)
         var planned = 0
+        var after: Int64 = 0
         while !Task.isCancelled {
-            let batch = try database.unplannedPassages(plan: plan)
-            if batch.isEmpty { break }
+            let batch = try database.unplannedPassages(plan: plan, after: after)
+            guard let last = batch.last else { break }
+            after = last.id
             let items = batch.map { p -> (digest: Int64, keys: [Int64]) in
                 let texts = EmbeddingWindows.texts(heading: p.heading, text: p.text, budget: budget)
                 return (p.digest, texts.count == 1 ? [p.digest] : texts.map(EmbeddingWindows.key))

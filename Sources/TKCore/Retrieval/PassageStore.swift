@@ -216,23 +216,26 @@ extension AppDatabase {
     }
 
     /// Passages not yet planned under `plan`, one per digest, with the text to embed (heading
-    /// path, then text): at most `limit`.
-    public func unplannedPassages(plan: Int64, limit: Int = 512) throws -> [(digest: Int64, heading: String, text: String)] {
+    /// path, then text): at most `limit`, in passage order after the passage `after` (a caller
+    /// planning them all goes on from the last `id` it got, instead of reading the planned ones
+    /// again on every call).
+    public func unplannedPassages(plan: Int64, after: Int64 = 0, limit: Int = 512) throws
+        -> [(id: Int64, digest: Int64, heading: String, text: String)] {
         try writer.read { db in
-            var out: [(Int64, String, String)] = []
+            var out: [(Int64, Int64, String, String)] = []
             var seen = Set<Int64>()
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.digest, p.heading, p.body, p.size FROM passage p
-                WHERE NOT EXISTS (SELECT 1 FROM passage_window w WHERE w.digest = p.digest AND w.plan = ?)
+                SELECT p.id, p.digest, p.heading, p.body, p.size FROM passage p
+                WHERE p.id > ? AND NOT EXISTS (SELECT 1 FROM passage_window w WHERE w.digest = p.digest AND w.plan = ?)
                 ORDER BY p.id LIMIT ?
-                """, arguments: [plan, limit * 2])
+                """, arguments: [after, plan, limit * 2])
             while let row = try rows.next(), out.count < limit {
-                let digest: Int64 = row[0]
+                let digest: Int64 = row[1]
                 guard seen.insert(digest).inserted else { continue }
                 // A text that cannot be unpacked (a damaged row) is planned as it is named: its
                 // digest alone, never sent (`embeddingTexts` finds no text for it).
-                let text = PassageText.unpack(Array(row[2] as Data? ?? Data()), size: row[3]) ?? ""
-                out.append((digest, row[1], text))
+                let text = PassageText.unpack(Array(row[3] as Data? ?? Data()), size: row[4]) ?? ""
+                out.append((row[0], digest, row[2], text))
             }
             return out
         }

@@ -93,6 +93,11 @@ import Testing
         let plan = EmbeddingWindows.plan(budget: budget)
         let unplanned = try db.unplannedPassages(plan: plan)
         #expect(unplanned.count == 2)
+        // Planning goes on after the last passage it got, one at a time here.
+        let first = try db.unplannedPassages(plan: plan, limit: 1)
+        #expect(first.map(\.digest) == [unplanned[0].digest])
+        #expect(try db.unplannedPassages(plan: plan, after: first[0].id, limit: 1).map(\.digest) == [unplanned[1].digest])
+        #expect(try db.unplannedPassages(plan: plan, after: unplanned[1].id).isEmpty)
         try db.storeWindows(plan: plan, unplanned.map { p in
             let texts = EmbeddingWindows.texts(heading: p.heading, text: p.text, budget: budget)
             return (p.digest, texts.count == 1 ? [p.digest] : texts.map(EmbeddingWindows.key))
