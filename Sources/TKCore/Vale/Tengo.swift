@@ -287,6 +287,10 @@ public enum Tengo {
         }
 
         mutating func block() throws -> [Stmt] {
+            // Blocks nest like expressions (`if a { if b { {` …): counted on the same depth.
+            depth += 1
+            defer { depth -= 1 }
+            guard depth < 200 else { throw Failure(message: "blocks nested too deeply", line: cur.line) }
             try expect("{")
             var out: [Stmt] = []
             skipSemicolons()

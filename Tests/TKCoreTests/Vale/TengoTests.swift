@@ -75,6 +75,10 @@ import Testing
         #expect(throws: Tengo.Failure.self) { _ = try run("text := import(\"text\")\nout := text.format_int(5, 99)") }
         #expect(throws: Tengo.Failure.self) { _ = try run("text := import(\"text\")\nout := text.repeat(\"ab\", 9223372036854775807)") }
         #expect(throws: Tengo.Failure.self) { _ = try Tengo.Program("out := " + String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000)) }
+        #expect(throws: Tengo.Failure.self) { _ = try Tengo.Program(String(repeating: "{ ", count: 20_000) + String(repeating: "} ", count: 20_000)) }
+        #expect(throws: Tengo.Failure.self) { _ = try Tengo.Program(String(repeating: "if true { ", count: 20_000) + String(repeating: "} ", count: 20_000)) }
+        // Nesting a script really uses still runs.
+        _ = try Tengo.Program(String(repeating: "if true { ", count: 50) + "x := 1" + String(repeating: " }", count: 50))
     }
 
     private func lint(_ rules: [String: String], scripts: [String: String] = [:], _ text: String) throws -> (lines: [String], engine: ValeEngine) {
