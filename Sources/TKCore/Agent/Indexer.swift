@@ -316,8 +316,8 @@ public struct Indexer: Sendable {
             return .parsed(rel, st, sha, doc, withPassages ? PassageSet(document: doc) : nil)
         case .vanished:
             return .vanished(rel)
-        case .failed(let message):
-            return .problem(rel, "\(rel.display): cannot read (\(message)); not indexed")
+        case .failed(let code):
+            return .problem(rel, "\(rel.display): cannot read (\(String(cString: strerror(code)))); not indexed")
         }
     }
 
@@ -334,7 +334,8 @@ public struct Indexer: Sendable {
     enum ReadOutcome {
         case bytes([UInt8], FileStat)
         case vanished
-        case failed(String)
+        /// The system's error number (`errno`) of the call that failed.
+        case failed(errno: Int32)
     }
 
     /// Reads a regular file without ever blocking on a FIFO or device that took its name after the
@@ -345,11 +346,11 @@ public struct Indexer: Sendable {
         if fd < 0 {
             let code = errno
             if code == ENOENT || code == ENOTDIR || code == ELOOP { return .vanished }
-            return .failed(String(cString: strerror(code)))
+            return .failed(errno: code)
         }
         defer { close(fd) }
         var st = stat()
-        guard fstat(fd, &st) == 0 else { return .failed(String(cString: strerror(errno))) }
+        guard fstat(fd, &st) == 0 else { return .failed(errno: errno) }
         guard (st.st_mode & S_IFMT) == S_IFREG else { return .vanished }
         let flags = fcntl(fd, F_GETFL)
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
@@ -365,7 +366,7 @@ public struct Indexer: Sendable {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
                 if errno == EINTR { continue }
-                return .failed(String(cString: strerror(errno)))
+                return .failed(errno: errno)
             }
             if n == 0 { break }
             out.append(contentsOf: chunk[0..<n])

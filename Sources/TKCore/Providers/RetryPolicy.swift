@@ -45,7 +45,28 @@ public struct RetryPolicy: Sendable {
 
     public enum Decision: Sendable, Equatable {
         case retry(after: Double)
-        case stop(reason: String)
+        case stop(reason: StopReason)
+    }
+
+    /// Why the policy stops retrying.
+    public enum StopReason: Sendable, Equatable, CustomStringConvertible {
+        /// The failure cannot be helped by a retry (a quota, a bad key, a cancellation…).
+        case notRetryable
+        /// Every allowed attempt was made.
+        case gaveUp(attempts: Int)
+        /// The server's `retry-after` is longer than the wait budget left.
+        case serverAskedToWait(seconds: Double)
+        /// The time allowed for waiting between attempts is spent.
+        case waitBudgetUsedUp
+
+        public var description: String {
+            switch self {
+            case .notRetryable: return "not retryable"
+            case .gaveUp(let n): return "gave up after \(n) attempts"
+            case .serverAskedToWait(let s): return "the server asked to wait \(ProviderErrorMapper.format(s.rounded(.up))) s"
+            case .waitBudgetUsedUp: return "retry wait budget used up"
+            }
+        }
     }
 
     /// Whether the failure can help from a retry at all (ignoring the attempt and wait caps).
@@ -60,12 +81,12 @@ public struct RetryPolicy: Sendable {
     /// What to do after failed attempt number `attempt` (1-based) when `waited` seconds were
     /// already spent waiting.
     public func decide(_ failure: ProviderFailure, attempt: Int, waited: Double) -> Decision {
-        guard Self.isRetryable(failure) else { return .stop(reason: "not retryable") }
-        guard attempt < maxAttempts else { return .stop(reason: "gave up after \(attempt) attempts") }
+        guard Self.isRetryable(failure) else { return .stop(reason: .notRetryable) }
+        guard attempt < maxAttempts else { return .stop(reason: .gaveUp(attempts: attempt)) }
         let remaining = maxTotalWait - waited
         if let server = failure.retryAfter, server > 0 {
             if server > remaining {
-                return .stop(reason: "the server asked to wait \(ProviderErrorMapper.format(server.rounded(.up))) s")
+                return .stop(reason: .serverAskedToWait(seconds: server))
             }
             return .retry(after: server)
         }
@@ -73,7 +94,7 @@ public struct RetryPolicy: Sendable {
         if case .overloaded = failure.error { overloaded = true } else { overloaded = false }
         let ceiling = min(maxDelay * (overloaded ? 4 : 1), baseDelay * pow(2, Double(attempt - 1)))
         let delay = min(max(0, remaining), ceiling * random())
-        if remaining <= 0 && ceiling > 0 { return .stop(reason: "retry wait budget used up") }
+        if remaining <= 0 && ceiling > 0 { return .stop(reason: .waitBudgetUsedUp) }
         return .retry(after: delay)
     }
 
@@ -93,9 +114,13 @@ public struct RetryPolicy: Sendable {
                 if case .cancelled = error.error { throw .cancelled }
                 switch decide(error, attempt: n, waited: waited) {
                 case .stop(let reason):
-                    if n > 1 || reason.hasPrefix("the server") {
+                    // The message says how many attempts were made, and a wait the server asked
+                    // for that was longer than allowed.
+                    var asked = false
+                    if case .serverAskedToWait = reason { asked = true }
+                    if n > 1 || asked {
                         throw error.error.mapMessage { "\($0) (\(n) attempt\(n == 1 ? "" : "s")"
-                            + (reason.hasPrefix("the server") ? "; \(reason)" : "") + ")" }
+                            + (asked ? "; \(reason)" : "") + ")" }
                     }
                     throw error.error
                 case .retry(let delay):

@@ -45,9 +45,8 @@ struct RetryPolicyTests {
     func serverDelay() {
         let p = Self.policy()
         #expect(p.decide(ProviderFailure(.rateLimited("r", retryAfter: 7), retryAfter: 7), attempt: 1, waited: 0) == .retry(after: 7))
-        if case .retry = p.decide(ProviderFailure(.rateLimited("r", retryAfter: 300), retryAfter: 300), attempt: 1, waited: 0) {
-            Issue.record("should not wait 300 s with a 120 s budget")
-        }
+        #expect(p.decide(ProviderFailure(.rateLimited("r", retryAfter: 300), retryAfter: 300), attempt: 1, waited: 0)
+                == .stop(reason: .serverAskedToWait(seconds: 300)))
         if case .retry = p.decide(ProviderFailure(.rateLimited("r", retryAfter: 30), retryAfter: 30), attempt: 1, waited: 100) {
             Issue.record("should not exceed the remaining budget")
         }
@@ -58,7 +57,8 @@ struct RetryPolicyTests {
         let p = Self.policy(attempts: 3)
         let f = ProviderFailure(.network("n"))
         if case .stop = p.decide(f, attempt: 2, waited: 0) { Issue.record("attempt 2 of 3 should retry") }
-        if case .retry = p.decide(f, attempt: 3, waited: 0) { Issue.record("attempt 3 of 3 should stop") }
+        #expect(p.decide(f, attempt: 3, waited: 0) == .stop(reason: .gaveUp(attempts: 3)))
+        #expect(p.decide(ProviderFailure(.quotaExhausted("q")), attempt: 1, waited: 0) == .stop(reason: .notRetryable))
     }
 
     @Test("run: retries until success, counts attempts, sleeps the decided delays")
@@ -109,5 +109,18 @@ struct RetryPolicyTests {
         #expect(RetryPolicy.from(configuration: c).baseDelay == 0.01)
         c.review.retryBackoffSeconds = -1
         #expect(RetryPolicy.from(configuration: c).baseDelay == 0.5)
+    }
+
+    @Test("a wait the server asks for beyond the budget is said in the message, after one attempt")
+    func serverWaitInMessage() async {
+        let p = RetryPolicy(maxAttempts: 4, maxTotalWait: 120, baseDelay: 0.5, sleep: { _ in }, random: { 1 })
+        do {
+            _ = try await p.run { (_: Int) async throws(ProviderFailure) -> Int in
+                throw ProviderFailure(.rateLimited("slow down", retryAfter: 300), retryAfter: 300)
+            }
+            Issue.record("should have stopped")
+        } catch {
+            #expect(error.message.contains("(1 attempt; the server asked to wait 300 s)"), "\(error.message)")
+        }
     }
 }
