@@ -62,10 +62,27 @@ public struct EmbeddingClient: Sendable {
         EmbeddingWindows.budget(contextTokens: contextTokens) - EmbeddingWindows.estimatedTokens(prepared("", .document))
     }
 
-    /// nomic-embed-text and its kin are trained with task prefixes.
+    /// The text as the model was trained to read it (`EmbeddingClient.instruction`).
     func prepared(_ text: String, _ purpose: EmbeddingPurpose) -> String {
-        guard model.contains("nomic-embed") else { return text }
-        return (purpose == .query ? "search_query: " : "search_document: ") + text
+        Self.instruction(model: model, purpose) + text
+    }
+
+    /// The task instruction a model's card says to put before a text: nomic-embed-text was trained
+    /// with a prefix on both sides (`search_query: ` / `search_document: `); mxbai-embed-large,
+    /// snowflake-arctic-embed (v1, v1.5) and BGE's English models with an instruction before the
+    /// question only, documents as they are; snowflake-arctic-embed2 with `query: ` before the
+    /// question. Without it such a model compares a short question with passages as if it were
+    /// one more passage. Other models (all-minilm, bge-m3, OpenAI's) take none.
+    static func instruction(model: String, _ purpose: EmbeddingPurpose) -> String {
+        let name = model.lowercased()
+        if name.contains("nomic-embed") { return purpose == .query ? "search_query: " : "search_document: " }
+        guard purpose == .query else { return "" }
+        if name.contains("snowflake-arctic-embed2") { return "query: " }
+        if name.contains("mxbai-embed-large") || name.contains("snowflake-arctic-embed")
+            || (name.contains("bge-") && !name.contains("bge-m3") && !name.contains("multilingual")) {
+            return "Represent this sentence for searching relevant passages: "
+        }
+        return ""
     }
 
     /// Embeds texts in one request per `batchSize`, retried like chat calls.

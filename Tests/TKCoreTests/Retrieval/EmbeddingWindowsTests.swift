@@ -139,4 +139,26 @@ import Testing
             #expect(plan.contains { $0.contains("LIST SUBQUERY") }, "\(plan)")
         }
     }
+
+    /// Each model gets the instruction its card gives, on the side it gives it; the others none.
+    @Test func aQuestionCarriesTheInstructionItsModelWasTrainedWith() {
+        let search = "Represent this sentence for searching relevant passages: "
+        for model in ["mxbai-embed-large:latest", "mxbai-embed-large:335m", "snowflake-arctic-embed:l", "bge-large:latest",
+                      "BAAI/bge-small-en-v1.5"] {
+            #expect(EmbeddingClient.instruction(model: model, .query) == search, "\(model)")
+            #expect(EmbeddingClient.instruction(model: model, .document) == "", "\(model)")
+        }
+        #expect(EmbeddingClient.instruction(model: "snowflake-arctic-embed2", .query) == "query: ")
+        #expect(EmbeddingClient.instruction(model: "nomic-embed-text:v1.5", .query) == "search_query: ")
+        #expect(EmbeddingClient.instruction(model: "nomic-embed-text", .document) == "search_document: ")
+        for model in ["all-minilm:l6-v2", "bge-m3", "text-embedding-3-small", "wordllama-embed", "granite-embedding"] {
+            #expect(EmbeddingClient.instruction(model: model, .query) == "", "\(model)")
+            #expect(EmbeddingClient.instruction(model: model, .document) == "", "\(model)")
+        }
+        // A document's window budget leaves room only for the document's own prefix.
+        let mxbai = EmbeddingClient(provider: "ollama", model: "mxbai-embed-large", baseURL: "http://127.0.0.1:1",
+                                    isRemote: false, contextTokens: 512)
+        #expect(mxbai.windowBudget == EmbeddingWindows.budget(contextTokens: 512))
+        #expect(mxbai.prepared("who lives at Pemberley?", .query) == search + "who lives at Pemberley?")
+    }
 }
