@@ -228,6 +228,17 @@ public struct HybridRetriever: Sendable {
         }
     }
 
+    /// The vectors of a passage's windows (`?`: model, dim, passage id), looked up from the
+    /// passage, to its windows, to each window's vector, each by its key. The order is forced
+    /// (`CROSS JOIN`): left to itself SQLite's planner walked every vector of the model and looked
+    /// each one's window up (160,000 vectors on the large corpus: five seconds a question);
+    /// `HybridRetrieverPlanTests` checks the plan.
+    static let windowVectorsSQL = """
+        SELECT v.scale, v.vector FROM passage p CROSS JOIN passage_window w ON w.digest = p.digest
+        CROSS JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = w.key
+        WHERE p.id = ? AND w.key != p.digest
+        """
+
     /// The cosine of the question with each given passage's stored vectors (its own, or its best
     /// window's; passages without one are left out): a primary-key look-up each, a hundred at most
     /// per question.
@@ -240,11 +251,7 @@ public struct HybridRetriever: Sendable {
                 JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = p.digest
                 WHERE p.id = ?
                 """)
-            let windows = try db.cachedStatement(sql: """
-                SELECT v.scale, v.vector FROM passage p JOIN passage_window w ON w.digest = p.digest
-                JOIN passage_vector v ON v.model = ? AND v.dim = ? AND v.digest = w.key
-                WHERE p.id = ? AND w.key != p.digest
-                """)
+            let windows = try db.cachedStatement(sql: Self.windowVectorsSQL)
             var out: [Int64: Float] = [:]
             try query.values.withUnsafeBufferPointer { q in
                 for id in ids {

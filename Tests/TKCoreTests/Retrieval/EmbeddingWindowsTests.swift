@@ -162,3 +162,46 @@ import Testing
         #expect(mxbai.prepared("who lives at Pemberley?", .query) == search + "who lives at Pemberley?")
     }
 }
+
+/// The look-ups of a question go by key, never through every stored vector.
+@Suite struct HybridRetrieverPlanTests {
+    @Test func aPassagesWindowVectorsAreLookedUpByKey() throws {
+        let db = try AppDatabase.inMemory()
+        let plan = try db.reader.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + HybridRetriever.windowVectorsSQL, arguments: ["m", 3, 1])
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.count == 3, "\(plan)")
+        #expect(plan.contains { $0.contains("SEARCH w USING PRIMARY KEY (digest=?") }, "\(plan)")
+        #expect(plan.contains { $0.contains("SEARCH v USING PRIMARY KEY (model=? AND dim=? AND digest=?)") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("SEARCH v USING PRIMARY KEY (model=? AND dim=?)") }, "\(plan)")
+    }
+}
+
+/// A client for questions does not ask the server for the model's context (it only decides how
+/// passages are cut); the agent's client does.
+@Suite struct EmbeddingClientLookupTests {
+    static func replies() -> [ScriptedResponse] {
+        [.json(200, #"{"models": [{"name": "all-minilm:latest"}]}"#),
+         .json(200, #"{"model_info": {"bert.context_length": 512}, "parameters": ""}"#)]
+    }
+
+    @Test func aQuestionsClientMakesOneRequestTheAgentsTwo() async throws {
+        var config = TKCore.Configuration.defaults
+        config.embeddings.provider = "ollama"
+        config.embeddings.baseUrl = "http://127.0.0.1:9"
+        let questions = ScriptedTransport(Self.replies())
+        guard case .client(let q) = await EmbeddingClientFactory.make(configuration: config, environment: [:], transport: questions,
+                                                                     forQuestions: true) else {
+            Issue.record("no client"); return
+        }
+        #expect(questions.requests.map(\.url) == ["http://127.0.0.1:9/api/tags"])
+        #expect(q.model == "all-minilm:latest")
+        let agent = ScriptedTransport(Self.replies())
+        guard case .client(let a) = await EmbeddingClientFactory.make(configuration: config, environment: [:], transport: agent) else {
+            Issue.record("no client"); return
+        }
+        #expect(agent.requests.map(\.url) == ["http://127.0.0.1:9/api/tags", "http://127.0.0.1:9/api/show"])
+        #expect(a.contextTokens == 256)   // the smaller of the server's 512 and the table's 256
+    }
+}
