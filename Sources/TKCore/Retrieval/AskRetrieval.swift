@@ -39,7 +39,7 @@ public enum AskRetrieval {
         if mode != .keyword {
             // A caller may have started looking for the provider already (it waits on the network).
             let found = if let provider { await provider.value } else {
-                await EmbeddingClientFactory.make(configuration: configuration, environment: environment)
+                await EmbeddingClientFactory.make(configuration: configuration, environment: environment, forQuestions: true)
             }
             defer { if providerMs == 0 { providerMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 } }
             switch found {

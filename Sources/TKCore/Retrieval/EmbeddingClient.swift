@@ -183,8 +183,11 @@ public enum EmbeddingClientFactory {
     /// Words in a model name that mark an embedding model (for `auto` and a bare `ollama`).
     static let embeddingHints = ["embed", "minilm", "bge", "e5-", "gte", "arctic", "mxbai", "wordllama"]
 
+    /// - Parameter forQuestions: the client embeds questions only (`ask`, `search`): the model's
+    ///   context, which only decides how passages are cut, is not asked of the server (one request
+    ///   less before every question).
     public static func make(configuration c: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            transport: any HTTPTransport = CurlTransport(),
+                            transport: any HTTPTransport = CurlTransport(), forQuestions: Bool = false,
                             logger: Logger = Logger(label: "tk-agent.embeddings")) async -> Outcome {
         let e = c.embeddings
         let retry = RetryPolicy.from(configuration: c)
@@ -221,7 +224,7 @@ public enum EmbeddingClientFactory {
             guard let model else {
                 return .none("Ollama at \(base) has no embedding model (ollama pull nomic-embed-text, or set embeddings.model)")
             }
-            let server = e.maxTokens == nil ? await ollamaContext(base: base, model: model, transport: transport) : nil
+            let server = e.maxTokens == nil && !forQuestions ? await ollamaContext(base: base, model: model, transport: transport) : nil
             let context = EmbeddingContext.resolve(configured: e.maxTokens, server: server, model: model)
             return .client(EmbeddingClient(provider: "ollama", model: model, baseURL: base, isRemote: remote(base),
                                            batchSize: e.batchSize, contextTokens: context, retry: retry,
