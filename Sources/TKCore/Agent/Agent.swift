@@ -491,5 +491,9 @@ public actor Agent {
 
     /// Lets an extension ask for a status refresh (a round started or finished).
     public func statusChanged() { markStatusDirty() }
+
+    /// Interrupts the database statements running now (`AppDatabase.interrupt`): for a stop that
+    /// has waited long enough for them.
+    public nonisolated func interruptDatabaseWork() { database.interrupt() }
 }
 

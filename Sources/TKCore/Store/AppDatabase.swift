@@ -99,6 +99,13 @@ public struct AppDatabase: Sendable {
         if let pool = writer as? DatabasePool { pool.releaseMemory() } else if let queue = writer as? DatabaseQueue { queue.releaseMemory() }
     }
 
+    /// Makes every statement running now (on the writer and the readers) stop with
+    /// `SQLITE_INTERRUPT` at its next step; its transaction is rolled back. For a stop that must
+    /// not wait for a long statement: what it was doing is done again by the next start.
+    public func interrupt() {
+        writer.interrupt()
+    }
+
     /// An in-memory database for tests.
     public static func inMemory() throws -> AppDatabase {
         var config = Configuration()

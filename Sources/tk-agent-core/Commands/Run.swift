@@ -7,6 +7,9 @@ import TKCore
 
 extension TKAgent {
     struct Run: AsyncParsableCommand {
+        /// How long a stop waits for running database statements before interrupting them.
+        static let stopGrace: Duration = .milliseconds(500)
+
         static let configuration = CommandConfiguration(
             commandName: "run",
             abstract: "Run the agent in the foreground (what systemd runs).",
@@ -62,10 +65,18 @@ extension TKAgent {
             try await withThrowingDiscardingTaskGroup { tasks in
                 tasks.addTask {
                     var signals = stopSignals.stream.makeAsyncIterator()
-                    if await signals.next() != nil { await group.triggerGracefulShutdown() }
+                    guard await signals.next() != nil else { return }
+                    await group.triggerGracefulShutdown()
+                    // Services stop between files and batches; a database statement that runs long
+                    // (a big query, a large write) would still hold the stop. After half a second
+                    // it is interrupted: its transaction is rolled back and the next start does it.
+                    do { try await Task.sleep(for: Self.stopGrace) } catch { return }
+                    logger.info("stopping: interrupting the database statements still running")
+                    agent.interruptDatabaseWork()
                 }
                 try await group.run()
                 stopSignals.cancel()
+                tasks.cancelAll()
             }
             withExtendedLifetime(lock) {}
         }
