@@ -483,6 +483,11 @@ def large_part(root, url, baseline_bin=None):
           f"database {db.stat().st_size / 1e6:.0f} MB")
     emb_s, peak_mb, n = embed_corpus(env2, [large])
     print(f"agent embedding large: all {n} passages embedded {emb_s:.1f} s after start, agent peak RSS {peak_mb:.0f} MB")
+    # A restart with everything embedded: how long until the worker is idle, and what it sends.
+    log = pathlib.Path(root) / "embed.jsonl"
+    before = log_counts(log)
+    emb_s, _, _ = embed_corpus(env2, [large], more_than=0)
+    print(f"restart with large embedded: idle {emb_s:.1f} s after start, {log_counts(log)[1] - before[1]} inputs sent")
     if baseline_bin:
         latency_table(env2, baseline_copy(root, url), large, baseline_bin)
     for mode in ("keyword", "hybrid"):
