@@ -184,8 +184,6 @@ extension AppDatabase {
         }
     }
 
-    /// How many texts of `plan` (passages, or their windows) have an embedding from `model`, and
-    /// how many there are (planned so far).
     /// The texts of a plan (`?` 1) with a vector of the model (`?` 2). A key is looked up in the
     /// model's digests listed once (`IN`, an ephemeral index): `passage_vector`'s key is (model,
     /// dim, digest), so a correlated `EXISTS` on model and digest scanned every vector of the
@@ -206,6 +204,8 @@ extension AppDatabase {
         ORDER BY p.id, w.ordinal
         """
 
+    /// How many texts of `plan` (passages, or their windows) have an embedding from `model`, and
+    /// how many there are (planned so far).
     public func embeddingProgress(model: String, plan: Int64) throws -> (embedded: Int, total: Int) {
         try writer.read { db in
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(DISTINCT key) FROM passage_window WHERE plan = ?",
