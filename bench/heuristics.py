@@ -326,7 +326,7 @@ def main():
     binary = a.bin or next((p for p in (os.path.join(ROOT, ".build/release/tk-agent"),
                                         os.path.join(ROOT, ".build/debug/tk-agent")) if os.path.exists(p)), None)
     if not binary:
-        sys.exit("build tk-agent first (swift build -c release)")
+        sys.exit("build tk-agent first (swift build -c release --static-swift-stdlib)")
     if a.install:
         install(a.venv)
     proselint = find_tool(["proselint"], a.venv)

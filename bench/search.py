@@ -54,7 +54,7 @@ def median_time(cmd, env, n=15):
 
 def main():
     if not os.access(BIN, os.X_OK):
-        sys.exit(f"build first: swift build -c release (looked for {BIN})")
+        sys.exit(f"build first: swift build -c release --static-swift-stdlib (looked for {BIN})")
     rg = shutil.which("rg")
     corp, label = corpus.large()
     files = sum(1 for _ in corp.rglob("*.md"))

@@ -110,6 +110,29 @@ def test_search_answers_without_the_full_cli(tk, tmp_path):
     assert r.returncode == 1 and "tk-agent-core" in r.stderr
 
 
+def test_commands_start_without_libcurl_or_the_shared_swift_runtime(tk):
+    """Every command pays for what the process loads at start: libcurl (two dozen libraries with
+    it) is loaded on the first request, not at start, and the release build links the Swift
+    runtime and Foundation statically (`--static-swift-stdlib`). A provider call still works
+    (test_providers.py)."""
+    p = tk.project()
+    write(p / "a.md", "# Note\n\nA short note.\n")
+    env = dict(tk.env, LD_DEBUG="libs")
+    r = subprocess.run([BIN_CORE(), "check", str(p / "a.md")], capture_output=True, text=True, env=env, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    loaded = [l for l in r.stderr.splitlines() if "find library=" in l]
+    assert loaded, "LD_DEBUG gave no library lines"
+    names = " ".join(loaded)
+    assert "libcurl" not in names, names
+    assert "libFoundation" not in names and "libswiftCore" not in names, \
+        "tk-agent-core links the Swift runtime dynamically: build it with `swift build -c release --static-swift-stdlib`"
+
+
+def BIN_CORE():
+    from agent_helpers import BIN
+    return str(pathlib.Path(BIN).resolve().parent / "tk-agent-core")
+
+
 def test_quick_search_and_full_cli_agree(tk):
     """The front and tk-agent-core print the same results (ranking, lines, snippets, highlights)."""
     from agent_helpers import BIN

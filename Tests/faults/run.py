@@ -49,7 +49,7 @@ def main():
     if args.only:
         plan = [p for p in plan if p[0] in args.only]
     if not pathlib.Path(harness.BIN).exists():
-        print(f"no binary at {harness.BIN}: run `swift build -c release` or set TK_AGENT_BIN", file=sys.stderr)
+        print(f"no binary at {harness.BIN}: run `swift build -c release --static-swift-stdlib` or set TK_AGENT_BIN", file=sys.stderr)
         return 1
     print(f"fault suite ({'full' if full else 'quick'}), binary {harness.BIN}, seed {args.seed}", flush=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix="tk-faults-"))

@@ -17,9 +17,14 @@ public struct CurlTransport: HTTPTransport {
                 continuation.finish(throwing: HTTPTransportError.invalidURL(request.url))
                 return
             }
+            let client: CurlClient
+            switch CurlClient.shared {
+            case .success(let c): client = c
+            case .failure(let why): continuation.finish(throwing: why); return
+            }
             let transfer = CurlTransfer(request: request, timeouts: timeouts, continuation: continuation)
             continuation.onTermination = { _ in transfer.cancel() }
-            CurlClient.shared.submit(transfer)
+            client.submit(transfer)
         }
     }
 }
@@ -30,7 +35,22 @@ public struct CurlTransport: HTTPTransport {
 /// (started in `init`); other threads only append to `inbox` (behind a Mutex) and call
 /// `curl_multi_wakeup`, which libcurl documents as safe to call from any thread.
 final class CurlClient: @unchecked Sendable {
-    static let shared = CurlClient()
+    /// The process's client, made on the first request; or why libcurl cannot be used (the library
+    /// is loaded then, not at start: see `tk_curl.h`).
+    static let shared: Result<CurlClient, HTTPTransportError> = {
+        if let why = loadFailure(library: nil) { return .failure(why) }
+        return .success(CurlClient())
+    }()
+
+    /// Loads libcurl (`library` nil: the system's, once per process; a name: that file, for tests)
+    /// and says why it cannot be used, or nil when it can.
+    static func loadFailure(library: String?) -> HTTPTransportError? {
+        var error = [CChar](repeating: 0, count: 512)
+        let ok = library.map { tk_curl_load_named($0, &error, error.count) } ?? tk_curl_load(&error, error.count)
+        guard ok == 0 else { return nil }
+        let why = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return .cannotConnect("libcurl cannot be loaded (\(why)); install the libcurl4 package")
+    }
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Mutex<[CurlTransfer]>([])
@@ -38,8 +58,8 @@ final class CurlClient: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: CurlTransfer] = [:]
 
     private init() {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        guard let m = curl_multi_init() else { fatalError("libcurl: curl_multi_init failed (out of memory)") }
+        tk_curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        guard let m = tk_curl_multi_init() else { fatalError("libcurl: curl_multi_init failed (out of memory)") }
         multi = m
         let thread = Thread { [self] in self.run() }
         thread.name = "tk-http"
@@ -53,16 +73,16 @@ final class CurlClient: @unchecked Sendable {
     }
 
     /// Makes the client thread look at its inbox and cancellations now.
-    func wake() { curl_multi_wakeup(multi) }
+    func wake() { tk_curl_multi_wakeup(multi) }
 
     private func run() {
         var running: Int32 = 0
         while true {
             for t in inbox.withLock({ q -> [CurlTransfer] in defer { q.removeAll() }; return q }) { start(t) }
             for (easy, t) in active where t.isCancelled { remove(easy, t, failure: .cancelled) }
-            curl_multi_perform(multi, &running)
+            tk_curl_multi_perform(multi, &running)
             var left: Int32 = 0
-            while let msg = curl_multi_info_read(multi, &left) {
+            while let msg = tk_curl_multi_info_read(multi, &left) {
                 guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle, let t = active[easy] else { continue }
                 let code = tk_curl_msg_result(msg)
                 remove(easy, t, failure: code == CURLE_OK ? nil : t.failure(code))
@@ -75,7 +95,7 @@ final class CurlClient: @unchecked Sendable {
                 if deadline <= now { remove(easy, t, failure: failure) } else { sleep = min(sleep, deadline - now) }
             }
             let ms = sleep.components.seconds * 1000 + sleep.components.attoseconds / 1_000_000_000_000_000 + 1
-            curl_multi_poll(multi, nil, 0, Int32(clamping: ms), nil)
+            tk_curl_multi_poll(multi, nil, 0, Int32(clamping: ms), nil)
         }
     }
 
@@ -85,14 +105,14 @@ final class CurlClient: @unchecked Sendable {
             t.finish(.cannotConnect("libcurl could not start the request")); return
         }
         active[easy] = t
-        curl_multi_add_handle(multi, easy)
+        tk_curl_multi_add_handle(multi, easy)
     }
 
     /// Ends a transfer: detaches its handle (the connection stays in the pool when it can) and
     /// finishes its stream (nil: cleanly).
     private func remove(_ easy: UnsafeMutableRawPointer, _ t: CurlTransfer, failure: HTTPTransportError?) {
         active[easy] = nil
-        curl_multi_remove_handle(multi, easy)
+        tk_curl_multi_remove_handle(multi, easy)
         t.finish(failure)
     }
 }
@@ -123,8 +143,8 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        if let easy { curl_easy_cleanup(easy) }
-        if let headerList { curl_slist_free_all(headerList) }
+        if let easy { tk_curl_easy_cleanup(easy) }
+        if let headerList { tk_curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
@@ -132,7 +152,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// Called when the consumer goes away (or the stream ends): the client drops the transfer.
     func cancel() {
-        if !cancelled.exchange(true, ordering: .relaxed) { CurlClient.shared.wake() }
+        if !cancelled.exchange(true, ordering: .relaxed), case .success(let client) = CurlClient.shared { client.wake() }
     }
 
     /// When the transfer is overdue, and what it fails with then.
@@ -144,7 +164,7 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// An easy handle set up for the request, or nil.
     func makeHandle() -> UnsafeMutableRawPointer? {
-        guard let h = curl_easy_init() else { return nil }
+        guard let h = tk_curl_easy_init() else { return nil }
         easy = h
         let me = Unmanaged.passUnretained(self).toOpaque()
         _ = tk_curl_set_str(h, CURLOPT_URL, request.url)
@@ -167,10 +187,10 @@ final class CurlTransfer: @unchecked Sendable {
             _ = body.withUnsafeBytes { tk_curl_set_ptr(h, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: $0.baseAddress ?? UnsafeRawPointer(errorBuffer))) }
         }
         // "Expect:" turns off libcurl's 100-continue round trip for large bodies.
-        var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
+        var list: UnsafeMutablePointer<curl_slist>? = tk_curl_slist_append(nil, "Expect:")
         for (k, v) in request.headers.sorted(by: { $0.key < $1.key }) {
             let clean = v.filter { $0 != "\r" && $0 != "\n" }
-            list = curl_slist_append(list, clean.isEmpty ? "\(k);" : "\(k): \(clean)")
+            list = tk_curl_slist_append(list, clean.isEmpty ? "\(k);" : "\(k): \(clean)")
         }
         headerList = list
         _ = tk_curl_set_slist(h, CURLOPT_HTTPHEADER, list)
@@ -228,7 +248,7 @@ final class CurlTransfer: @unchecked Sendable {
     /// What a libcurl failure means to the providers.
     func failure(_ code: CURLcode) -> HTTPTransportError {
         let detail = String(cString: errorBuffer)
-        let why = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let why = detail.isEmpty ? String(cString: tk_curl_easy_strerror(code)) : detail
         switch code {
         case CURLE_OPERATION_TIMEDOUT:
             return gotHead ? .connectionLost("timed out") : .timedOut(timeouts.firstByte)
@@ -247,7 +267,7 @@ final class CurlTransfer: @unchecked Sendable {
         if failure == nil, !gotHead, let easy { emitHead(status: Int(tk_curl_response_code(easy))) }
         finished = true
         if let failure { continuation.finish(throwing: failure) } else { continuation.finish() }
-        if let easy { curl_easy_cleanup(easy); self.easy = nil }
-        if let headerList { curl_slist_free_all(headerList); self.headerList = nil }
+        if let easy { tk_curl_easy_cleanup(easy); self.easy = nil }
+        if let headerList { tk_curl_slist_free_all(headerList); self.headerList = nil }
     }
 }
