@@ -36,6 +36,8 @@ public enum AskRetrieval {
         var tokens = 0
         var client: EmbeddingClient?
         var embedMs = 0.0
+        var early: HybridRetriever.KeywordList?
+        var earlyMs = 0.0
         if mode != .keyword {
             // A caller may have started looking for the provider already (it waits on the network).
             let found = if let provider { await provider.value } else {
@@ -59,15 +61,26 @@ public enum AskRetrieval {
                         _ = try? database.packVectors(model: c.modelID)
                     }
                     providerMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6
+                    // The keyword side needs no embedding: it is found while the question's is on
+                    // its way (the wait on the provider, not ours, is what remains).
+                    async let reply = c.embed([question], purpose: .query)
+                    let tAsk = DispatchTime.now().uptimeNanoseconds
+                    if mode == .hybrid {
+                        let t = DispatchTime.now().uptimeNanoseconds
+                        early = try? retriever.keywordList(question, scope: scope, weighed: true)
+                        earlyMs = Double(DispatchTime.now().uptimeNanoseconds - t) / 1e6
+                    }
                     do {
-                        let t0 = DispatchTime.now().uptimeNanoseconds
-                        defer { embedMs = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e6 }
-                        let (v, t) = try await c.embed([question], purpose: .query)
+                        let (v, t) = try await reply
                         if let first = v.first { query = QuantizedVector(first) }
                         tokens = t
                     } catch {
-                        reason = "the question could not be embedded (\(error.message))"
+                        // `async let` forgets the typed throw: the error is the client's `LLMProviderError`.
+                        let why = (error as? LLMProviderError)?.message ?? String(describing: error)
+                        reason = "the question could not be embedded (\(why))"
                     }
+                    // The wait for the reply, without the keyword search made during it.
+                    embedMs = max(0, Double(DispatchTime.now().uptimeNanoseconds - tAsk) / 1e6 - earlyMs)
                 }
             }
         }
@@ -77,12 +90,13 @@ public enum AskRetrieval {
             passages = try retriever.retrieve(question, scope: scope, limit: limit, query: query, model: client.modelID,
                                               keywordWeight: 0, vectorWeight: 1)
         } else {
-            passages = try retriever.retrieve(question, scope: scope, limit: limit, query: query, model: client?.modelID)
+            passages = try retriever.retrieve(question, scope: scope, limit: limit, query: query, model: client?.modelID,
+                                              keywordList: early)
         }
         if query == nil, reason == nil { reason = "keyword-only" }
         if mode == .keyword { reason = nil }
         passages.sort { $0.score > $1.score }
-        let retrieveMs = Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6
+        let retrieveMs = Double(DispatchTime.now().uptimeNanoseconds - t1) / 1e6 + earlyMs
         return RetrievalOutcome(passages: passages, keywordOnlyReason: query == nil ? reason : nil,
                                 queryTokens: tokens, client: query == nil ? nil : client, embedMs: embedMs, retrieveMs: retrieveMs,
                                 providerMs: providerMs)

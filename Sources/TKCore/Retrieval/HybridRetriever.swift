@@ -107,7 +107,7 @@ public struct HybridRetriever: Sendable {
         return kept.map { "\"\($0)\"" }.joined(separator: " OR ")
     }
 
-    struct Candidate {
+    struct Candidate: Sendable {
         var id: Int64; var documentID: Int64; var start: Int; var end: Int
         /// The side's own score: BM25 (higher is better) or the cosine.
         var score: Double = 0
@@ -142,6 +142,18 @@ public struct HybridRetriever: Sendable {
     /// The keyword list: passage ids best first, within the scope.
     /// - Parameter weighed: each candidate's `coverage` is computed (for a fusion; keyword-only
     ///   answers keep BM25's order and skip the look-ups).
+    /// A keyword side found ahead of the fusion (see `retrieve`), and whether it was weighed.
+    public struct KeywordList: Sendable {
+        let candidates: [Candidate]
+        let weighed: Bool
+    }
+
+    /// The keyword side of a question, found ahead: `weighed` as `retrieve` will fuse (with a
+    /// vector side: true).
+    public func keywordList(_ question: String, scope: RetrievalScope, weighed: Bool) throws -> KeywordList {
+        KeywordList(candidates: try keyword(question, scope: scope, weighed: weighed), weighed: weighed)
+    }
+
     func keyword(_ question: String, scope: RetrievalScope, weighed: Bool = false) throws -> [Candidate] {
         guard !scope.projectIDs.isEmpty else { return [] }
         let projects = scope.projectIDs.map(String.init).joined(separator: ",")
@@ -299,11 +311,21 @@ public struct HybridRetriever: Sendable {
     ///   - query: the question's embedding (nil: keyword-only).
     ///   - model: the embedding model id the vectors are stored under.
     ///   - keywordWeight, vectorWeight: each side's weight (1 each; 0 leaves a side out).
+    ///   - keywordList: the keyword side already found (`keyword(_:scope:weighed:)`, weighed as
+    ///     this call fuses: while the question's embedding was on its way); nil: found here.
     public func retrieve(_ question: String, scope: RetrievalScope, limit: Int,
                          query: QuantizedVector? = nil, model: String? = nil,
-                         keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight) throws -> [RetrievedPassage] {
+                         keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight,
+                         keywordList: KeywordList? = nil) throws -> [RetrievedPassage] {
         let fusing = query != nil && model != nil && vectorWeight > 0
-        let kw = keywordWeight > 0 ? try keyword(question, scope: scope, weighed: fusing) : []
+        let kw: [Candidate]
+        if keywordWeight <= 0 {
+            kw = []
+        } else if let keywordList, keywordList.weighed == fusing {
+            kw = keywordList.candidates
+        } else {
+            kw = try keyword(question, scope: scope, weighed: fusing)
+        }
         var vec: [Candidate] = []
         if let query, let model, vectorWeight > 0 { vec = try semantic(query, model: model, scope: scope) }
         var fused: [Int64: (score: Double, kw: Int?, vec: Int?)] = [:]
