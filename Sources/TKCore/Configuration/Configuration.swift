@@ -82,14 +82,14 @@ public struct Configuration: Codable, Sendable, Equatable {
     public var advisors: [String]?
     public var draftStage: String?
 
-    /// The built-in defaults.
-    public static var defaults: Configuration {
+    /// The built-in defaults (decoded once per process).
+    public static let defaults: Configuration = {
         // The defaults are a constant, tested to decode; a failure here is a programming error.
         guard let c = try? ConfigurationLoader.decode(ConfigurationLoader.defaultTree) else {
             preconditionFailure("built-in default configuration does not decode")
         }
         return c
-    }
+    }()
 }
 
 /// Where an effective configuration value came from, highest precedence first.
@@ -152,9 +152,8 @@ public enum ConfigurationLoader {
     }
     """
 
-    public static var defaultTree: JSONValue {
-        (try? JSONValue.parse(Array(defaultJSON.utf8))) ?? .object([:])
-    }
+    /// `defaultJSON` parsed (once per process: every command and every document's settings start from it).
+    public static let defaultTree: JSONValue = (try? JSONValue.parse(Array(defaultJSON.utf8))) ?? .object([:])
 
     public static func decode(_ tree: JSONValue) throws -> Configuration {
         let d = JSONDecoder()
@@ -220,6 +219,8 @@ public enum ConfigurationLoader {
         layers.append((flags, .flag))
 
         var tree = defaultTree
+        // The tree decoded as it stands (each layer is decoded once, when it is merged in).
+        var config = Configuration.defaults
         var sources: [String: ConfigSource] = [:]
         recordSources(tree, prefix: "", source: .default, into: &sources)
         for (layer, source) in layers {
@@ -227,14 +228,13 @@ public enum ConfigurationLoader {
             if case .object(let o) = layer, o.isEmpty { continue }
             let candidate = merge(tree, layer)
             do {
-                _ = try decode(candidate)
+                config = try decode(candidate)
                 tree = candidate
                 recordSources(layer, prefix: "", source: source, into: &sources)
             } catch {
                 problems.append("config (\(source.rawValue)): \(describeDecodingError(error)); that layer is ignored until fixed")
             }
         }
-        let config = (try? decode(tree)) ?? Configuration.defaults
         return LoadedConfiguration(config: config, tree: tree, sources: sources, problems: problems)
     }
 
