@@ -139,9 +139,6 @@ public struct HybridRetriever: Sendable {
         return held.mapValues { $0 / all }
     }
 
-    /// The keyword list: passage ids best first, within the scope.
-    /// - Parameter weighed: each candidate's `coverage` is computed (for a fusion; keyword-only
-    ///   answers keep BM25's order and skip the look-ups).
     /// A keyword side found ahead of the fusion (see `retrieve`), and whether it was weighed.
     public struct KeywordList: Sendable {
         let candidates: [Candidate]
@@ -154,6 +151,9 @@ public struct HybridRetriever: Sendable {
         KeywordList(candidates: try keyword(question, scope: scope, weighed: weighed), weighed: weighed)
     }
 
+    /// The keyword list: passage ids best first, within the scope.
+    /// - Parameter weighed: each candidate's `coverage` is computed (for a fusion; keyword-only
+    ///   answers keep BM25's order and skip the look-ups).
     func keyword(_ question: String, scope: RetrievalScope, weighed: Bool = false) throws -> [Candidate] {
         guard !scope.projectIDs.isEmpty else { return [] }
         let projects = scope.projectIDs.map(String.init).joined(separator: ",")
@@ -311,8 +311,9 @@ public struct HybridRetriever: Sendable {
     ///   - query: the question's embedding (nil: keyword-only).
     ///   - model: the embedding model id the vectors are stored under.
     ///   - keywordWeight, vectorWeight: each side's weight (1 each; 0 leaves a side out).
-    ///   - keywordList: the keyword side already found (`keyword(_:scope:weighed:)`, weighed as
-    ///     this call fuses: while the question's embedding was on its way); nil: found here.
+    ///   - keywordList: the keyword side already found (`keywordList(_:scope:weighed:)`, while the
+    ///     question's embedding was on its way); used when it was weighed as this call fuses, else
+    ///     found again here; nil: found here.
     public func retrieve(_ question: String, scope: RetrievalScope, limit: Int,
                          query: QuantizedVector? = nil, model: String? = nil,
                          keywordWeight: Double = 1, vectorWeight: Double = HybridRetriever.vectorWeight,

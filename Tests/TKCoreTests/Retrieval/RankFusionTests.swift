@@ -120,6 +120,33 @@ import Testing
         #expect(kw.first?.passage.id == rows.first { $0.2 == "s0.md" }?.0)
     }
 
+    /// `ask` finds the keyword side while the question's embedding is on its way and hands it in:
+    /// the fusion uses it as found (the same answer as finding it there), and one weighed otherwise
+    /// than the fusion needs is not used.
+    @Test func aKeywordSideFoundAheadIsUsedOnlyWhenWeighedAsTheFusionNeeds() throws {
+        let (db, pid, id) = try fourPassages()
+        var r = HybridRetriever(database: db)
+        r.candidates = 3
+        let scope = RetrievalScope(projectIDs: [pid])
+        let q = "lighthouse keeper lamp"
+        func ranks(_ hits: [RetrievedPassage]) -> [String] {
+            hits.map { "\($0.passage.id):\($0.keywordRank.map(String.init) ?? "-"):\($0.vectorRank.map(String.init) ?? "-")" }
+        }
+        let found = try r.retrieve(q, scope: scope, limit: 4, query: vector([0: 1]), model: "m")
+        let ahead = try r.retrieve(q, scope: scope, limit: 4, query: vector([0: 1]), model: "m",
+                                   keywordList: r.keywordList(q, scope: scope, weighed: true))
+        #expect(ranks(ahead) == ranks(found))
+        // A list handed in is what the fusion reads: an empty one leaves A (keyword side only) out.
+        let empty = try r.retrieve(q, scope: scope, limit: 4, query: vector([0: 1]), model: "m",
+                                   keywordList: HybridRetriever.KeywordList(candidates: [], weighed: true))
+        #expect(!empty.contains { $0.passage.id == id["A"] })
+        #expect(empty.allSatisfy { $0.keywordRank == nil })
+        // One not weighed (a keyword-only answer's) is found again for a fusion.
+        let unweighed = try r.retrieve(q, scope: scope, limit: 4, query: vector([0: 1]), model: "m",
+                                       keywordList: HybridRetriever.KeywordList(candidates: [], weighed: false))
+        #expect(ranks(unweighed) == ranks(found))
+    }
+
     @Test func aPassageWithoutAVectorKeepsItsKeywordRankOnly() throws {
         let (db, pid, id) = try fourPassages()
         // A's vector is gone (e.g. not embedded yet): it is ranked by the keyword side alone.
