@@ -121,12 +121,10 @@ extension AppDatabase {
     /// Documents whose passages were never written (indexed before this version): (project root, path, sha).
     public func documentsWithoutPassages(limit: Int = 1000) throws -> [(projectID: Int64, root: PathBytes, path: PathBytes, sha256: String)] {
         try writer.read { db in
-            // The ids through the covering index `document_passage_check`, then those few rows.
+            // The ids from `passage_pending` (kept by trigger), then those few rows.
             try Row.fetchAll(db, sql: """
                 SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
-                WHERE d.id IN (
-                    SELECT c.id FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id
-                    WHERE r.document_id IS NULL OR r.sha256 != c.sha256 LIMIT ?)
+                WHERE d.id IN (SELECT document_id FROM passage_pending ORDER BY document_id LIMIT ?)
                 ORDER BY d.id
                 """, arguments: [limit]).map { row in
                 (row["project_id"], PathBytes(Array(row["root"] as Data)), PathBytes(Array(row["path"] as Data)), row["sha256"])
@@ -139,9 +137,7 @@ extension AppDatabase {
     public func unwrittenPassages(wordsPerPassage: Int = 200) throws -> Int {
         try writer.read { db in
             try Int.fetchOne(db, sql: """
-                SELECT COALESCE(SUM(MAX(1, c.words / ?)), 0) FROM document c
-                LEFT JOIN document_retrieval r ON r.document_id = c.id
-                WHERE r.document_id IS NULL OR r.sha256 != c.sha256
+                SELECT COALESCE(SUM(MAX(1, c.words / ?)), 0) FROM passage_pending q JOIN document c ON c.id = q.document_id
                 """, arguments: [max(1, wordsPerPassage)]) ?? 0
         }
     }

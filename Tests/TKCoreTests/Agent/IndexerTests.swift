@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import Testing
 @testable import TKCore
@@ -133,6 +134,79 @@ fileprivate final class TempProject {
         #expect(!overlapped)
         #expect(batches.count == 4)
         #expect(batches.flatMap { $0 } == (0..<20).map { String(format: "n%02d.md", $0) })
+    }
+
+    /// The documents without current passages, as every question asked before `passage_pending`
+    /// kept them: no retrieval row, or one made from other bytes.
+    fileprivate static func withoutPassagesByScan(_ db: AppDatabase) throws -> Set<Int64> {
+        try db.writer.read { db in
+            Set(try Int64.fetchAll(db, sql: """
+                SELECT c.id FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id
+                WHERE r.document_id IS NULL OR r.sha256 != c.sha256
+                """))
+        }
+    }
+
+    fileprivate static func pending(_ db: AppDatabase) throws -> Set<Int64> {
+        try db.writer.read { Set(try Int64.fetchAll($0, sql: "SELECT document_id FROM passage_pending")) }
+    }
+
+    /// `passage_pending` (kept by trigger) lists exactly the documents the old scan found, through
+    /// a bulk load, the backfill, saves, a content change behind the indexer's back, a lost
+    /// retrieval row, a deletion; and a database from before it starts with the same list.
+    @Test func pendingPassagesAreTheDocumentsTheScanFound() throws {
+        let db = try AppDatabase.inMemory()
+        let p = try TempProject()
+        let id = try db.projectID(for: p.root)
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 4
+        for i in 0..<12 { try p.write("n\(i).md", "# Note \(i)\n\nword\(i) in a passage\n") }
+        func agree(_ count: Int, _ note: Comment) throws {
+            let scan = try Self.withoutPassagesByScan(db)
+            #expect(try Self.pending(db) == scan, note)
+            #expect(scan.count == count, note)
+            #expect(Set(try db.documentsWithoutPassages().map(\.path.display)).count == count, note)
+        }
+        _ = try sync(indexer, p, id, [.folder(PathBytes([]))])
+        try agree(12, "after a bulk load")
+        #expect(PassageBackfill.run(database: db, batch: 5) == 12)
+        try agree(0, "after the backfill")
+        try p.write("n1.md", "# Note 1\n\nchanged\n")
+        _ = try sync(indexer, p, id, [.file(PathBytes("n1.md"))])
+        try agree(0, "after a save")
+        try db.writer.write { try $0.execute(sql: "UPDATE document SET sha256 = 'other' WHERE path = ?", arguments: [Data("n2.md".utf8)]) }
+        try agree(1, "after a content change the passages did not follow")
+        try db.writer.write { db in
+            try db.execute(sql: "UPDATE document_retrieval SET sha256 = 'stale' WHERE document_id = (SELECT id FROM document WHERE path = ?)",
+                           arguments: [Data("n3.md".utf8)])
+            try db.execute(sql: "DELETE FROM document_retrieval WHERE document_id = (SELECT id FROM document WHERE path = ?)",
+                           arguments: [Data("n4.md".utf8)])
+        }
+        try agree(3, "after a stale and a lost retrieval row")
+        try p.remove("n2.md")
+        _ = try sync(indexer, p, id, [.file(PathBytes("n2.md"))])
+        try agree(2, "after a deletion")
+        #expect(PassageBackfill.run(database: db) == 2)
+        try agree(0, "after the second backfill")
+    }
+
+    @Test func anExistingDatabaseStartsWithThePendingDocumentsItHas() throws {
+        let queue = try DatabaseQueue()
+        try AppDatabase.migrator.migrate(queue, upTo: "v1-passage-windows")
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO project(id, path, added_at) VALUES (1, ?, '')", arguments: [Data("/p".utf8)])
+            for (i, sha) in ["a", "b", "c"].enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO document(id, project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title,
+                        headings, tags, body, indexed_at) VALUES (?, 1, ?, 1, 1, 1, 1, ?, 1, '', '', '', 'x', '')
+                    """,
+                               arguments: [i + 1, Data("d\(i).md".utf8), sha])
+            }
+            try db.execute(sql: "INSERT INTO document_retrieval(document_id, sha256) VALUES (1, 'a'), (2, 'old')")
+        }
+        let db = try AppDatabase(queue)
+        #expect(try Self.pending(db) == [2, 3])
+        #expect(try Self.pending(db) == Self.withoutPassagesByScan(db))
     }
 
     /// A bulk load (a first index) leaves the retrieval passages to the backfill, which writes
