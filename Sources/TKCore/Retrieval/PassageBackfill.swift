@@ -55,6 +55,8 @@ public enum PassageBackfill {
             if stop?.isSet == true { break }
             if let n = try? database.writePassages(slots.values()) { done += n }
         }
+        // Written batch by batch, the passages' index is left in many segments: merged now, once.
+        if done > 0 { _ = try? database.tidyFullText(stop: stop) }
         return done
     }
 

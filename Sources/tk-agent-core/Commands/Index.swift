@@ -90,6 +90,8 @@ extension TKAgent {
                                       root.display, report.scanned, report.updated, report.deleted, report.unchanged, secs))
                 }
             }
+            // Segments left by earlier runs and saves (a bulk load merges its own): merged, once.
+            _ = try? db.tidyFullText()
             if output.json { print(JSON.string(results)) }
         }
     }
