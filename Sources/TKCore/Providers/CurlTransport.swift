@@ -10,6 +10,11 @@ import Synchronization
 public struct CurlTransport: HTTPTransport {
     public init() {}
 
+    /// Loads libcurl and starts the client now (about 10 ms: libcurl and the two dozen libraries
+    /// it brings), for a command sure to make a request: it pays the loading while it does other
+    /// work, on another core, rather than when its first request waits for it.
+    public static func prepare() { _ = CurlClient.shared }
+
     public func events(for request: HTTPRequest, timeouts: HTTPTimeouts) -> AsyncThrowingStream<HTTPEvent, any Error> {
         AsyncThrowingStream { continuation in
             guard let url = URL(string: request.url), let scheme = url.scheme?.lowercased(),

@@ -50,6 +50,9 @@ struct AskProjectOptions: ParsableArguments {
 
     func run(question: String, output: WritingOutputOptions, llm: LLMOptions) async throws {
         var clock = PhaseClock()
+        // A project question makes a request (the question's embedding, the answer): libcurl is
+        // loaded while the database and the configuration are read.
+        async let _ = CurlTransport.prepare()
         let db = try openDatabase()
         clock.mark("database")
         let known = try db.projects()
