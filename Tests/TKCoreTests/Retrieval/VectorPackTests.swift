@@ -172,6 +172,27 @@ import Testing
         #expect(try Self.packed(db, model: "m", query: q) == Self.reference(db, model: "m", query: q))
     }
 
+    /// The SIMD dot product against a plain loop, for lengths that are not a multiple of its
+    /// width and the extreme values.
+    @Test func dotProductsEqualAPlainLoop() {
+        var g = SplitMix(seed: 11)
+        for dim in [1, 7, 16, 37, 256, 300, 1024] {
+            let q = (0..<dim).map { _ in Int8(truncatingIfNeeded: g.next()) }
+            let count = 9
+            var all = (0..<(dim * count)).map { _ in Int8(truncatingIfNeeded: g.next()) }
+            all[0] = -128
+            q.withUnsafeBufferPointer { qb in
+                all.withUnsafeBufferPointer { ab in
+                    for i in 0..<count {
+                        let plain = (0..<dim).reduce(Int32(0)) { $0 + Int32(q[$1]) * Int32(all[i * dim + $1]) }
+                        #expect(VectorMath.dot(qb, UnsafeBufferPointer(rebasing: ab[(i * dim)..<((i + 1) * dim)])) == plain,
+                                "dim \(dim), vector \(i)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func equalScoresAreOrderedByKeyWhateverTheStorageOrder() {
         let scores: [Float] = [1, 2, 2, 0, 2]
         let keys: [Int64] = [5, 9, 3, 1, -4]
