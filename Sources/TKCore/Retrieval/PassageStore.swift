@@ -79,6 +79,10 @@ extension AppDatabase {
             ON CONFLICT(document_id) DO UPDATE SET reading_order = excluded.reading_order,
                 private = excluded.private, sha256 = excluded.sha256
             """).execute(arguments: [documentID, set.readingOrder, set.isPrivate, sha256])
+        // No longer waiting for its passages when they were made from its current bytes.
+        try db.cachedStatement(sql: """
+            DELETE FROM passage_pending WHERE document_id = ?1 AND EXISTS (SELECT 1 FROM document WHERE id = ?1 AND sha256 = ?2)
+            """).execute(arguments: [documentID, sha256])
     }
 
     /// Removes deleted passages (`passage_gone`, filled by trigger) from the contentless index, which
@@ -124,7 +128,8 @@ extension AppDatabase {
             // The ids from `passage_pending` (kept by trigger), then those few rows.
             try Row.fetchAll(db, sql: """
                 SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
-                WHERE d.id IN (SELECT document_id FROM passage_pending ORDER BY document_id LIMIT ?)
+                WHERE d.id IN (SELECT q.document_id FROM passage_pending q JOIN document c ON c.id = q.document_id
+                               ORDER BY q.document_id LIMIT ?)
                 ORDER BY d.id
                 """, arguments: [limit]).map { row in
                 (row["project_id"], PathBytes(Array(row["root"] as Data)), PathBytes(Array(row["path"] as Data)), row["sha256"])

@@ -33,6 +33,8 @@ extension AppDatabase {
             let rows = try Row.fetchCursor(db, sql: "SELECT id, title, headings, tags, body FROM document WHERE project_id = ?",
                                            arguments: [id])
             while let row = try rows.next() { try fts.remove(row) }
+            try db.execute(sql: "DELETE FROM passage_pending WHERE document_id IN (SELECT id FROM document WHERE project_id = ?)",
+                           arguments: [id])
             try db.execute(sql: "DELETE FROM project WHERE id = ?", arguments: [id])
         }
     }
@@ -95,6 +97,8 @@ extension AppDatabase {
                 INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+            let retrieved = try db.cachedStatement(sql: "SELECT sha256 FROM document_retrieval WHERE document_id = ?")
+            let pending = try db.cachedStatement(sql: "INSERT OR IGNORE INTO passage_pending(document_id) VALUES (?)")
             let update = try db.cachedStatement(sql: """
                 UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, sha256 = ?, words = ?,
                     title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?
@@ -119,7 +123,12 @@ extension AppDatabase {
                     id = db.lastInsertedRowID
                 }
                 try fts.add(id: id, title: d.title, headings: headings, tags: tags, body: d.body)
-                if let passages = d.passages { try Self.syncPassages(db, documentID: id, sha256: d.sha256, set: passages) }
+                if let passages = d.passages {
+                    try Self.syncPassages(db, documentID: id, sha256: d.sha256, set: passages)
+                } else if try String.fetchOne(retrieved, arguments: [id]) != d.sha256 {
+                    // Left to the backfill (a bulk load): listed until its passages are written.
+                    try pending.execute(arguments: [id])
+                }
             }
             let touch = try db.cachedStatement(sql: """
                 UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ?
@@ -128,9 +137,11 @@ extension AppDatabase {
                 try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
             }
             let del = try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?")
+            let unlist = try db.cachedStatement(sql: "DELETE FROM passage_pending WHERE document_id = ?")
             for path in deletions {
                 guard let old = try Row.fetchOne(existing, arguments: [projectID, Data(path.bytes)]) else { continue }
                 try fts.remove(old)
+                try unlist.execute(arguments: [old["id"] as Int64])
                 try del.execute(arguments: [old["id"] as Int64])
             }
         }
