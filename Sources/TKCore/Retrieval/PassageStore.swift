@@ -125,7 +125,7 @@ extension AppDatabase {
     /// Documents whose passages were never written (indexed before this version): (project root, path, sha).
     public func documentsWithoutPassages(limit: Int = 1000) throws -> [(projectID: Int64, root: PathBytes, path: PathBytes, sha256: String)] {
         try writer.read { db in
-            // The ids from `passage_pending` (kept by trigger), then those few rows.
+            // The ids from `passage_pending` (kept by the document writes), then those few rows.
             try Row.fetchAll(db, sql: """
                 SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
                 WHERE d.id IN (SELECT q.document_id FROM passage_pending q JOIN document c ON c.id = q.document_id

@@ -272,7 +272,9 @@ extension AppDatabase {
     public func tidyFullText(maxSegments: Int = maxFullTextSegments, stop: StopFlag? = nil) throws -> [String] {
         var merged: [String] = []
         for (table, count) in try fullTextSegments().sorted(by: { $0.key < $1.key }) where count > maxSegments {
-            while stop?.isSet != true {
+            // A merge ends; the bound only guards against a step that keeps reporting work.
+            for _ in 0..<100_000 {
+                if stop?.isSet == true { break }
                 // A negative page count merges every segment, not only full levels; the step did
                 // nothing when at most its own bookkeeping row changed.
                 let changes = try writer.write { db -> Int in
