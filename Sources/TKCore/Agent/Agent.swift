@@ -75,7 +75,7 @@ public actor Agent {
     /// indexing service.
     let retries: AsyncStream<Pending>
     let retryContinuation: AsyncStream<Pending>.Continuation
-    /// Asks the passage service for a backfill and a look at the full-text segments (after each batch).
+    /// Asks the passage service for a backfill (after a big scan).
     let backfills: AsyncStream<Void>
     let backfillContinuation: AsyncStream<Void>.Continuation
 

@@ -68,11 +68,9 @@ struct IndexService: Service {
                             // rather than keep the peak as the idle size for months.
                             database.releaseMemory()
                             releaseFreedMemory()
+                            // Documents of an older index may still lack their retrieval passages.
+                            backfill()
                         }
-                        // Documents of an older index may still lack their retrieval passages, and
-                        // the full-text indexes gain a segment with every batch (both asked in
-                        // a read of a few rows; the work, when there is some, off this thread).
-                        if !stop.isSet { backfill() }
                         await agent.setPending(settler.pendingCount)
                     }
                     finishRetries()
@@ -110,9 +108,6 @@ struct PassageService: Service {
                     if n > 0 && !stop.isSet {
                         database.releaseMemory()
                         releaseFreedMemory()
-                    } else if n == 0 && !stop.isSet {
-                        // Segments left by saves (a backfill that wrote merges them itself).
-                        _ = await runBlocking { try? database.tidyFullText(stop: stop) }
                     }
                 }
             } onGracefulShutdown: {
