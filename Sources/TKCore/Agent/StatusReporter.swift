@@ -6,10 +6,13 @@ public enum StatusReporter {
     public static func live(paths: Paths, now: Date = Date()) -> StatusSnapshot? {
         guard let pid = AgentLock.runningPID(paths: paths) else { return nil }
         // A status file another agent wrote (the one before this, which stopped) says nothing of
-        // this one: until it writes its own, the agent is starting.
-        guard let bytes = try? FileSystem.read(paths.statusFile, limit: 8 << 20),
+        // this one: until it writes its own, the agent is starting. That includes the moment
+        // between taking the lock and writing its pid into it (pid -1): then no file can be told
+        // to be this agent's, and a killed agent's last "nothing queued" must not be taken for it.
+        guard pid > 0,
+              let bytes = try? FileSystem.read(paths.statusFile, limit: 8 << 20),
               var snap = try? JSON.decode(StatusSnapshot.self, from: bytes),
-              pid <= 0 || snap.pid == nil || snap.pid == pid
+              snap.pid == pid
         else {
             return StatusSnapshot(running: true, pid: pid > 0 ? pid : nil, uptimeS: nil, startedAt: nil, updatedAt: nil,
                                   projects: [], index: .init(documents: 0, pending: 1),

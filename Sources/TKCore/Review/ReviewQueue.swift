@@ -24,6 +24,8 @@ public actor ReviewQueue: AgentExtension {
     var provider: (status: ProviderStatus, at: Date)?
     var refreshingProvider = false
     var recovered = false
+    /// The queue counts last read, shown (with a problem) if a later read fails.
+    var lastQueue: StatusSnapshot.Queue?
     private var waiter: CheckedContinuation<Void, Never>?
     private var wakePending = false
 
@@ -86,7 +88,8 @@ public actor ReviewQueue: AgentExtension {
 
     public func contribute(to status: inout StatusSnapshot) async {
         let global = env.loadConfig(nil)
-        Self.contribute(store: executor.store, ledger: executor.ledger, config: global, now: env.now.date(), to: &status)
+        lastQueue = Self.contribute(store: executor.store, ledger: executor.ledger, config: global, now: env.now.date(),
+                                    lastKnown: lastQueue, to: &status)
         if let provider {
             status.provider = .init(name: provider.status.name, model: provider.status.model,
                                     available: provider.status.available, reason: provider.status.reason)
@@ -96,15 +99,27 @@ public actor ReviewQueue: AgentExtension {
     }
 
     /// The queue and usage facts for `status`, from the database alone (also used when no agent runs).
+    /// When the rounds cannot be counted, the queue is the last one read (`lastKnown`) and a problem
+    /// says so: never an empty queue while rounds may wait. Returns the queue shown.
+    @discardableResult
     public static func contribute(store: ReviewStore, ledger: UsageLedger, config: Configuration, now: Date,
-                                  to status: inout StatusSnapshot) {
-        if let q = try? store.counts(now: now) { status.queue = q }
+                                  lastKnown: StatusSnapshot.Queue? = nil,
+                                  to status: inout StatusSnapshot) -> StatusSnapshot.Queue? {
+        var shown = lastKnown
+        do {
+            shown = try store.counts(now: now)
+        } catch {
+            status.problems.append("review queue: the rounds could not be counted (\(error)); "
+                + (lastKnown == nil ? "the queue is unknown" : "showing the last counts read"))
+        }
+        if let shown { status.queue = shown }
         if let t = try? ledger.totals(now: now) {
             status.usage.todayUsd = t.today.costUsd
             status.usage.monthUsd = t.month.costUsd
         }
         status.usage.budgetUsd = config.review.dailyBudgetUsd
         if let reasons = try? store.waitingReasons() { status.problems += reasons }
+        return shown
     }
 
     // MARK: Scheduling

@@ -61,4 +61,24 @@ import Testing
         let own = try #require(StatusReporter.live(paths: paths))
         #expect(own.index.documents == 7 && own.index.pending == 0)
     }
+
+    /// Between taking the lock and writing its pid, an agent's pid cannot be read: a status file
+    /// left by an agent killed with nothing queued must not be taken for the new one's (a harness
+    /// waiting for "nothing queued" would stop it before it ran the rounds waiting in the database).
+    @Test func aStatusFileIsNotTrustedBeforeTheNewAgentsPidIsWritten() throws {
+        let paths = try paths()
+        try paths.prepare()
+        let old = StatusSnapshot(running: true, pid: Int32.max - 1, uptimeS: 5, startedAt: nil, updatedAt: nil,
+                                 projects: [], index: .init(documents: 7, pending: 0), problems: [])
+        try FileSystem.writeAtomically(Array(JSON.string(old).utf8), to: paths.statusFile, mode: 0o600)
+        let fd = paths.lockFile.withCString { open($0, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        #expect(fd >= 0)
+        defer { close(fd) }
+        #expect(flock(fd, LOCK_EX | LOCK_NB) == 0)
+        #expect(AgentLock.runningPID(paths: paths) == -1)
+        let starting = try #require(StatusReporter.live(paths: paths))
+        #expect(starting.index.pending == 1)
+        #expect(starting.pid == nil)
+        #expect(starting.problems.contains { $0.contains("starting") })
+    }
 }

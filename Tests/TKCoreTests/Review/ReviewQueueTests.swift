@@ -130,6 +130,26 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         #expect(ReviewPolicy.decode(ReviewPolicy.encode(a)) == a)
     }
 
+    /// A failed count of the rounds never shows an empty queue: the last counts read stay, with a
+    /// problem saying why (a harness waiting for "nothing queued" stopped an agent with rounds waiting).
+    @Test func aQueueThatCannotBeCountedIsNotShownEmpty() throws {
+        let db = try AppDatabase.inMemory()
+        let store = ReviewStore(database: db), ledger = UsageLedger(database: db)
+        var status = StatusSnapshot(running: true, pid: 1, uptimeS: 0, startedAt: nil, updatedAt: nil, projects: [],
+                                    index: .init(documents: 0, pending: 0))
+        let read = ReviewQueue.contribute(store: store, ledger: ledger, config: .defaults, now: Date(), to: &status)
+        #expect(read == StatusSnapshot.Queue())
+        #expect(status.problems.isEmpty)
+        try db.writer.write { try $0.execute(sql: "DROP TABLE review_round") }
+        var later = StatusSnapshot(running: true, pid: 1, uptimeS: 0, startedAt: nil, updatedAt: nil, projects: [],
+                                   index: .init(documents: 0, pending: 0))
+        let last = StatusSnapshot.Queue(queued: 3, running: 1)
+        let shown = ReviewQueue.contribute(store: store, ledger: ledger, config: .defaults, now: Date(), lastKnown: last, to: &later)
+        #expect(shown == last)
+        #expect(later.queue == last)
+        #expect(later.problems.contains { $0.hasPrefix("review queue: the rounds could not be counted") })
+    }
+
     @Test func budget() {
         #expect(ReviewPolicy.budgetReason(spentToday: 0.5, estimate: nil, budget: 1, local: false) == nil)
         #expect(ReviewPolicy.budgetReason(spentToday: 1.0, estimate: nil, budget: 1, local: false)?.contains("daily budget reached") == true)
