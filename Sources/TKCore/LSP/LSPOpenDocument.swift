@@ -36,6 +36,19 @@ struct LSPOpenDocument: Sendable {
     var tooBig: Int?
     /// The project's configuration, read again on save, on a sidecar change and on new settings.
     var config: LoadedConfiguration?
+    /// The team's Vale findings (issue 22). A Vale pass over a whole chapter costs many times a
+    /// keystroke's lint, so after a document's first lint it runs off the keystroke's path
+    /// (`LSPServer.scheduleVale`); meanwhile the last findings move with the edits, and those an
+    /// edit touches are dropped until the next pass.
+    var valeFindings: [Finding] = []
+    /// What `valeFindings` were computed on (`ValeJob.key`); nil before the first pass.
+    var valeKey: String?
+    /// The pass that would bring `valeFindings` up to date, set by `relint` (nil: they are current,
+    /// or the project has no Vale styles).
+    var valeJob: ValeJob?
+    var valeTask: Task<Void, Never>?
+    /// Counts the edits to the buffer (a client need not number its versions).
+    var edits = 0
 
     init(uri: String, text: String, version: Int) {
         self.uri = uri
@@ -52,6 +65,11 @@ struct LSPOpenDocument: Sendable {
         let new = Array(text.utf8)
         buffer.replace(r, with: new)
         let delta = new.count - r.count
+        edits += 1
+        // Vale's findings after the edit move with it; one that touches it is dropped.
+        if !valeFindings.isEmpty {
+            valeFindings = Self.shift(valeFindings, editing: r, delta: delta)
+        }
         // Suggestions after the edit move with it; one the edit touches is re-anchored at lint time.
         for (id, a) in anchors {
             if a.lowerBound >= r.upperBound {
@@ -64,8 +82,54 @@ struct LSPOpenDocument: Sendable {
     }
 
     mutating func replaceAll(_ text: String) {
+        let old = buffer.bytes
         buffer = LSPTextBuffer(text)
+        edits += 1
+        // A client that sends the whole text each time: the edit is what lies between the common
+        // start and the common end, and Vale's findings move with it as with a ranged change.
+        if !valeFindings.isEmpty {
+            let (edit, delta) = Self.changedRange(old, buffer.bytes)
+            valeFindings = Self.shift(valeFindings, editing: edit, delta: delta)
+        }
         dirty = true
+    }
+
+    /// The bytes of `old` that differ from `new` once their common start and end are set aside, and
+    /// how many more bytes `new` has.
+    static func changedRange(_ old: [UInt8], _ new: [UInt8]) -> (Range<Int>, Int) {
+        let limit = min(old.count, new.count)
+        var p = 0
+        while p < limit && old[p] == new[p] { p += 1 }
+        var s = 0
+        while s < limit - p && old[old.count - 1 - s] == new[new.count - 1 - s] { s += 1 }
+        return (p..<(old.count - s), new.count - old.count)
+    }
+
+    /// `findings` after replacing the bytes of `edit` with `delta` more: those wholly after it move,
+    /// those wholly before it stay, and one that overlaps or touches it (an insertion where it starts
+    /// or ends may have grown the word it flagged) is dropped.
+    static func shift(_ findings: [Finding], editing edit: Range<Int>, delta: Int) -> [Finding] {
+        findings.compactMap { f in
+            if f.end < edit.lowerBound { return f }
+            guard f.start > edit.upperBound else { return nil }
+            var g = f
+            g.start += delta
+            g.end += delta
+            return g
+        }
+    }
+
+    /// Findings from two lists each in document order, merged by where they start (the first
+    /// list's first on a tie), as `Finding.merged` orders a fresh derivation.
+    static func mergedByStart(_ a: [Finding], _ b: [Finding]) -> [Finding] {
+        if b.isEmpty { return a }
+        var out: [Finding] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count || j < b.count {
+            if j == b.count || (i < a.count && a[i].start <= b[j].start) { out.append(a[i]); i += 1 } else { out.append(b[j]); j += 1 }
+        }
+        return out
     }
 
     // MARK: Sidecar
@@ -159,10 +223,22 @@ struct LSPOpenDocument: Sendable {
             let options = settings.options(resolved.heuristics)
             findings = linter.findings(buffer.bytes, options: options, fileName: fileName, project: project.words)
             // The team's Vale styles (issue 22), as `DocumentResolver.derive` adds them: globs see
-            // the path relative to the project.
+            // the path relative to the project. The first pass runs here; later ones off the
+            // keystroke's path (`valeJob`), the last findings moved with the edits meanwhile.
+            valeJob = nil
             if let vale = project.vale, let path {
-                findings = Finding.merged(findings, vale.findings(bytes: buffer.bytes,
-                                                                  relativePath: path.relative(to: projectRoot)?.display ?? path.display))
+                let job = ValeJob(engine: vale, bytes: buffer.bytes, edits: edits,
+                                  relativePath: path.relative(to: projectRoot)?.display ?? path.display)
+                if valeKey == nil {
+                    valeFindings = job.run()
+                    valeKey = job.key
+                } else if valeKey != job.key {
+                    valeJob = job
+                }
+                findings = Self.mergedByStart(findings, valeFindings.sorted { $0.start < $1.start })
+            } else {
+                valeFindings = []
+                valeKey = nil
             }
             out.reserveCapacity(findings.count + pending.count)
             outBytes.reserveCapacity(findings.count + pending.count)
@@ -269,4 +345,18 @@ struct DiagnosticKey: Hashable, Sendable {
         h.combine(message.utf8.count)
         h.combine(replacements.count)
     }
+}
+
+/// One Vale pass over a buffer version: what `LSPServer.scheduleVale` runs off the actor.
+struct ValeJob: Sendable {
+    let engine: ValeEngine
+    let bytes: [UInt8]
+    /// `LSPOpenDocument.edits` when the bytes were taken.
+    let edits: Int
+    let relativePath: String
+
+    /// The buffer's edit count, the styles and the path: findings are current while all three are.
+    var key: String { "\(edits)\u{0}\(engine.digest)\u{0}\(relativePath)" }
+
+    func run() -> [Finding] { engine.findings(bytes: bytes, relativePath: relativePath) }
 }

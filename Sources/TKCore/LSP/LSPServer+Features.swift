@@ -26,7 +26,10 @@ extension LSPServer {
             return []
         }
         guard documents[uri] != nil else { return [] }
-        if documents[uri]!.dirty { _ = documents[uri]!.relint(actions: actions, settings: settings, encoding: encoding) }
+        if documents[uri]!.dirty {
+            _ = documents[uri]!.relint(actions: actions, settings: settings, encoding: encoding)
+            scheduleVale(uri)
+        }
         let doc = documents[uri]!
         var out: [JSONValue] = []
         var ignored: Set<String> = []
@@ -291,6 +294,7 @@ extension LSPServer {
             } else {
                 publish(u)
             }
+            scheduleVale(u)
         }
     }
 

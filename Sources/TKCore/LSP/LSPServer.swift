@@ -65,11 +65,23 @@ public actor LSPServer {
     /// How often sidecars are looked at without an inotify event (folders created later, no inotify).
     let pollInterval: Duration
     let watcher = LSPSidecarWatcher()
+    /// How long the buffer must rest before a Vale pass starts (after the keystroke's own lint).
+    let valeDelay: Duration
+    /// Runs a Vale pass, off the actor (tests hold it to see that keystrokes do not wait for it).
+    let valeRunner: @Sendable (ValeJob) async -> [Finding]
 
     public init(output: LSPOutput, actions: LSPDocumentActions, cancellations: LSPCancellations = LSPCancellations(),
                 pollInterval: Duration = .milliseconds(500), onExit: @escaping @Sendable (Int32) -> Void) {
+        self.init(output: output, actions: actions, cancellations: cancellations, pollInterval: pollInterval,
+                  valeDelay: .milliseconds(300), valeRunner: { $0.run() }, onExit: onExit)
+    }
+
+    init(output: LSPOutput, actions: LSPDocumentActions, cancellations: LSPCancellations = LSPCancellations(),
+         pollInterval: Duration = .milliseconds(500), valeDelay: Duration,
+         valeRunner: @escaping @Sendable (ValeJob) async -> [Finding], onExit: @escaping @Sendable (Int32) -> Void) {
         self.output = output; self.actions = actions; self.cancellations = cancellations
         self.pollInterval = pollInterval; self.onExit = onExit
+        self.valeDelay = valeDelay; self.valeRunner = valeRunner
     }
 
     // MARK: Dispatch
@@ -126,7 +138,7 @@ public actor LSPServer {
         case "shutdown":
             state = .shuttingDown
             watchTask?.cancel()
-            for d in documents.values { d.lintTask?.cancel() }
+            for d in documents.values { d.lintTask?.cancel(); d.valeTask?.cancel() }
             return .null
         case "textDocument/diagnostic": return try pullDiagnostics(params)
         case "textDocument/codeAction": return try codeActions(params)
@@ -235,6 +247,7 @@ public actor LSPServer {
     func didClose(_ params: JSONValue) {
         guard let uri = params["textDocument"]?["uri"]?.stringValue, let doc = documents.removeValue(forKey: uri) else { return }
         doc.lintTask?.cancel()
+        doc.valeTask?.cancel()
         if !clientPulls {
             output.send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                          "params": ["uri": .string(uri), "diagnostics": []]])
@@ -262,6 +275,32 @@ public actor LSPServer {
             // Every new version gets its push, so a client can tell its diagnostics are current.
             publish(uri)
         }
+        scheduleVale(uri)
+    }
+
+    /// Starts the Vale pass the last lint asked for, once the buffer has rested `valeDelay`: off the
+    /// actor, so keystrokes are linted and published meanwhile. A newer edit cancels the wait; a
+    /// pass that finishes on bytes the buffer no longer has is dropped (the newer one follows).
+    func scheduleVale(_ uri: String) {
+        guard let job = documents[uri]?.valeJob else { return }
+        documents[uri]?.valeJob = nil
+        documents[uri]?.valeTask?.cancel()
+        let delay = valeDelay, runner = valeRunner
+        documents[uri]?.valeTask = Task { [weak self] in
+            try? await Task.sleep(for: delay)
+            guard !Task.isCancelled else { return }
+            let found = await runner(job)
+            guard !Task.isCancelled else { return }
+            await self?.valeDone(uri, job: job, findings: found)
+        }
+    }
+
+    func valeDone(_ uri: String, job: ValeJob, findings: [Finding]) {
+        guard documents[uri]?.edits == job.edits else { return }
+        documents[uri]!.valeFindings = findings
+        documents[uri]!.valeKey = job.key
+        documents[uri]!.dirty = true
+        lintNow(uri)
     }
 
     func publish(_ uri: String) {
@@ -283,6 +322,7 @@ public actor LSPServer {
         if documents[uri]!.dirty {
             documents[uri]!.lintTask?.cancel()
             _ = documents[uri]!.relint(actions: actions, settings: settings, encoding: encoding)
+            scheduleVale(uri)
         }
         let doc = documents[uri]!
         let rid = String(doc.resultID)

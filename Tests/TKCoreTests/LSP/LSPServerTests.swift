@@ -252,3 +252,121 @@ private func request(_ s: LSPServer, _ sent: Sent, id: Int, _ method: String, _ 
         #expect(result?["locations"]?.arrayValue?.first?["physicalLocation"]?["artifactLocation"]?["uri"]?.stringValue == "notes/x%20y.md")
     }
 }
+
+/// Opens and closes for a Vale pass the test holds: `wait()` blocks until `open()`.
+final class ValeGate: Sendable {
+    let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>], runs: Int)>((false, [], 0))
+    func wait() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let go = state.withLock { s -> Bool in
+                s.runs += 1
+                if s.open { return true }
+                s.waiters.append(c)
+                return false
+            }
+            if go { c.resume() }
+        }
+    }
+    func open() {
+        let ws = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.open = true
+            defer { s.waiters = [] }
+            return s.waiters
+        }
+        for w in ws { w.resume() }
+    }
+    var runs: Int { state.withLock { $0.runs } }
+}
+
+/// The team's Vale styles in the editor (issue 22): a Vale pass over a chapter costs many times a
+/// keystroke's lint, so keystrokes are published without waiting for it; the last Vale findings move
+/// with the edits meanwhile, and the pass's findings follow once the buffer rests.
+@Suite struct LSPValeTests {
+    @Test func keystrokesArePublishedWhileAValePassIsHeld() async throws {
+        let root = tempDir()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let styles = root.appendingPathComponent("styles/House")
+        try FileManager.default.createDirectory(at: styles, withIntermediateDirectories: true)
+        try "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = House\n"
+            .write(to: root.appendingPathComponent(".vale.ini"), atomically: true, encoding: .utf8)
+        try "extends: substitution\nmessage: \"Use '%s' instead of '%s'.\"\nlevel: error\nignorecase: true\nswap:\n  utilise: use\n"
+            .write(to: styles.appendingPathComponent("Terms.yml"), atomically: true, encoding: .utf8)
+        let env = ["TK_CONFIG": root.appendingPathComponent("user.json").path, "TK_DATA_DIR": root.appendingPathComponent("data").path,
+                   "XDG_CONFIG_HOME": root.appendingPathComponent("xdg").path, "HOME": root.path]
+        let sent = Sent()
+        let output = LSPOutput { bytes in
+            var f = LSPFramer()
+            f.append(bytes)
+            if case .message(let body)? = f.next(), let v = try? JSONValue.parse(body) { sent.messages.withLock { $0.append(v) } }
+        }
+        let gate = ValeGate()
+        let s = LSPServer(output: output, actions: LSPDocumentActions(paths: Paths.resolve(environment: env), environment: env),
+                          pollInterval: .seconds(3600), valeDelay: .zero,
+                          valeRunner: { job in await gate.wait(); return job.run() }, onExit: { _ in })
+        _ = await request(s, sent, id: 1, "initialize", ["capabilities": [:], "initializationOptions": ["tk-agent": ["debounceMs": 0]]])
+        let uri = "file://" + root.appendingPathComponent("doc.md").path
+        let terms: @Sendable () -> [JSONValue] = {
+            let last = sent.notifications("textDocument/publishDiagnostics").last
+            return (last?["params"]?["diagnostics"]?.arrayValue ?? []).filter { $0["code"]?.stringValue == "House.Terms" }
+        }
+        func start(_ d: JSONValue) -> [Int] {
+            [d["range"]?["start"]?["line"]?.intValue ?? -1, d["range"]?["start"]?["character"]?.intValue ?? -1]
+        }
+        await s.handle(.notification(method: "textDocument/didOpen", params: [
+            "textDocument": ["uri": .string(uri), "languageId": "markdown", "version": 1, "text": "We utilise words.\n"]]))
+        // The first lint runs Vale itself: the first publish is whole.
+        #expect(terms().map(start) == [[0, 3]])
+        #expect(gate.runs == 0)
+        // A keystroke before the finding (a new word that Vale flags too): published at once, the
+        // held pass not run, the old finding moved with the edit.
+        let published = sent.notifications("textDocument/publishDiagnostics").count
+        await s.handle(.notification(method: "textDocument/didChange", params: [
+            "textDocument": ["uri": .string(uri), "version": 2],
+            "contentChanges": [["range": ["start": ["line": 0, "character": 0], "end": ["line": 0, "character": 0]],
+                                "text": "Utilise it. "]]]))
+        try await waitFor { sent.notifications("textDocument/publishDiagnostics").count > published }
+        #expect(sent.notifications("textDocument/publishDiagnostics").last?["params"]?["version"]?.intValue == 2)
+        #expect(terms().map(start) == [[0, 15]])
+        try await waitFor { gate.runs == 1 }
+        // An edit inside the finding drops it until the pass.
+        await s.handle(.notification(method: "textDocument/didChange", params: [
+            "textDocument": ["uri": .string(uri), "version": 3],
+            "contentChanges": [["range": ["start": ["line": 0, "character": 16], "end": ["line": 0, "character": 17]],
+                                "text": "T"]]]))
+        try await waitFor { sent.notifications("textDocument/publishDiagnostics").last?["params"]?["version"]?.intValue == 3 }
+        #expect(terms().isEmpty)
+        // Let the passes run: the last one's findings follow, for the buffer as it is.
+        gate.open()
+        try await waitFor { terms().count == 2 }
+        #expect(terms().map(start) == [[0, 0], [0, 15]])
+    }
+
+    @Test func findingsMoveWithEditsAndThoseAnEditTouchesGo() {
+        func f(_ a: Int, _ b: Int) -> Finding {
+            Finding(id: "\(a)", rule: "S.R", category: .vale, severity: .warning, message: "", text: "", start: a, end: b, line: 1, column: 1)
+        }
+        let fs = [f(0, 4), f(10, 14), f(20, 24)]
+        // An insertion of 3 bytes at 9 (before the second): it moves; at 10 or 14 (where it starts or
+        // ends, the word it flagged may have grown): it goes.
+        #expect(LSPOpenDocument.shift(fs, editing: 9..<9, delta: 3).map(\.start) == [0, 13, 23])
+        #expect(LSPOpenDocument.shift(fs, editing: 10..<10, delta: 3).map(\.start) == [0, 23])
+        #expect(LSPOpenDocument.shift(fs, editing: 14..<14, delta: 3).map(\.start) == [0, 23])
+        #expect(LSPOpenDocument.shift(fs, editing: 5..<5, delta: 3).map(\.start) == [0, 13, 23])
+        // A replacement inside the second, and one that spans from the first to the third.
+        #expect(LSPOpenDocument.shift(fs, editing: 11..<12, delta: -1).map(\.start) == [0, 19])
+        #expect(LSPOpenDocument.shift(fs, editing: 2..<21, delta: -19).isEmpty)
+        // The whole text sent again: the change is what lies between the common start and end.
+        let (r, d) = LSPOpenDocument.changedRange(Array("We utilise words.".utf8), Array("We do utilise words.".utf8))
+        #expect(r == 3..<3 && d == 3)
+        let (r2, d2) = LSPOpenDocument.changedRange(Array("aaa".utf8), Array("aa".utf8))
+        #expect(r2 == 2..<3 && d2 == -1)
+    }
+}
+
+private func waitFor(_ what: @Sendable () -> Bool) async throws {
+    for _ in 0..<500 {
+        if what() { return }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+    Issue.record("timed out")
+}
