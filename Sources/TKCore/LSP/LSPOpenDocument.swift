@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One document open in the editor: its unsaved buffer, its findings, the pending suggestions of
 /// its sidecar re-anchored in the buffer, and the diagnostics last computed.
@@ -47,6 +48,9 @@ struct LSPOpenDocument: Sendable {
     /// or the project has no Vale styles).
     var valeJob: ValeJob?
     var valeTask: Task<Void, Never>?
+    /// The scheduled pass's ticket: superseded when a newer pass is scheduled, so a pass still
+    /// waiting for the worker is not run.
+    var valeTicket: ValeTicket?
     /// Counts the edits to the buffer (a client need not number its versions).
     var edits = 0
 
@@ -351,6 +355,8 @@ struct DiagnosticKey: Hashable, Sendable {
 struct ValeJob: Sendable {
     let engine: ValeEngine
     let bytes: [UInt8]
+    /// Set when the pass is scheduled; a superseded pass is skipped by the worker.
+    var ticket: ValeTicket?
     /// `LSPOpenDocument.edits` when the bytes were taken.
     let edits: Int
     let relativePath: String
@@ -359,4 +365,29 @@ struct ValeJob: Sendable {
     var key: String { "\(edits)\u{0}\(engine.digest)\u{0}\(relativePath)" }
 
     func run() -> [Finding] { engine.findings(bytes: bytes, relativePath: relativePath) }
+}
+
+/// Whether a scheduled Vale pass is still wanted.
+final class ValeTicket: Sendable {
+    private let superseded = Atomic<Bool>(false)
+    func supersede() { superseded.store(true, ordering: .relaxed) }
+    var isSuperseded: Bool { superseded.load(ordering: .relaxed) }
+}
+
+/// Runs the language server's Vale passes one at a time, on a serial queue of their own. A pass
+/// over a whole novel takes seconds and cannot be interrupted; run as tasks of the cooperative pool
+/// (one thread per core), an abandoned pass and its successor took both threads of a 2-core laptop
+/// and keystrokes waited seconds for the server's actor to get a thread.
+final class ValeWorker: Sendable {
+    static let shared = ValeWorker()
+    private let queue = DispatchQueue(label: "tk-agent.lsp.vale", qos: .utility)
+
+    /// The job's findings; nil when its ticket was superseded before its turn came.
+    func run(_ job: ValeJob) async -> [Finding]? {
+        await withCheckedContinuation { (c: CheckedContinuation<[Finding]?, Never>) in
+            queue.async {
+                c.resume(returning: job.ticket?.isSuperseded == true ? nil : job.run())
+            }
+        }
+    }
 }

@@ -68,17 +68,17 @@ public actor LSPServer {
     /// How long the buffer must rest before a Vale pass starts (after the keystroke's own lint).
     let valeDelay: Duration
     /// Runs a Vale pass, off the actor (tests hold it to see that keystrokes do not wait for it).
-    let valeRunner: @Sendable (ValeJob) async -> [Finding]
+    let valeRunner: @Sendable (ValeJob) async -> [Finding]?
 
     public init(output: LSPOutput, actions: LSPDocumentActions, cancellations: LSPCancellations = LSPCancellations(),
                 pollInterval: Duration = .milliseconds(500), onExit: @escaping @Sendable (Int32) -> Void) {
         self.init(output: output, actions: actions, cancellations: cancellations, pollInterval: pollInterval,
-                  valeDelay: .milliseconds(300), valeRunner: { $0.run() }, onExit: onExit)
+                  valeDelay: .milliseconds(300), valeRunner: { await ValeWorker.shared.run($0) }, onExit: onExit)
     }
 
     init(output: LSPOutput, actions: LSPDocumentActions, cancellations: LSPCancellations = LSPCancellations(),
          pollInterval: Duration = .milliseconds(500), valeDelay: Duration,
-         valeRunner: @escaping @Sendable (ValeJob) async -> [Finding], onExit: @escaping @Sendable (Int32) -> Void) {
+         valeRunner: @escaping @Sendable (ValeJob) async -> [Finding]?, onExit: @escaping @Sendable (Int32) -> Void) {
         self.output = output; self.actions = actions; self.cancellations = cancellations
         self.pollInterval = pollInterval; self.onExit = onExit
         self.valeDelay = valeDelay; self.valeRunner = valeRunner
@@ -138,7 +138,7 @@ public actor LSPServer {
         case "shutdown":
             state = .shuttingDown
             watchTask?.cancel()
-            for d in documents.values { d.lintTask?.cancel(); d.valeTask?.cancel() }
+            for d in documents.values { d.lintTask?.cancel(); d.valeTask?.cancel(); d.valeTicket?.supersede() }
             return .null
         case "textDocument/diagnostic": return try pullDiagnostics(params)
         case "textDocument/codeAction": return try codeActions(params)
@@ -248,6 +248,7 @@ public actor LSPServer {
         guard let uri = params["textDocument"]?["uri"]?.stringValue, let doc = documents.removeValue(forKey: uri) else { return }
         doc.lintTask?.cancel()
         doc.valeTask?.cancel()
+        doc.valeTicket?.supersede()
         if !clientPulls {
             output.send(["jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
                          "params": ["uri": .string(uri), "diagnostics": []]])
@@ -282,15 +283,19 @@ public actor LSPServer {
     /// actor, so keystrokes are linted and published meanwhile. A newer edit cancels the wait; a
     /// pass that finishes on bytes the buffer no longer has is dropped (the newer one follows).
     func scheduleVale(_ uri: String) {
-        guard let job = documents[uri]?.valeJob else { return }
+        guard var job = documents[uri]?.valeJob else { return }
         documents[uri]?.valeJob = nil
         documents[uri]?.valeTask?.cancel()
+        documents[uri]?.valeTicket?.supersede()
+        let ticket = ValeTicket()
+        job.ticket = ticket
+        documents[uri]?.valeTicket = ticket
         let delay = valeDelay, runner = valeRunner
         documents[uri]?.valeTask = Task { [weak self] in
             try? await Task.sleep(for: delay)
             guard !Task.isCancelled else { return }
             let found = await runner(job)
-            guard !Task.isCancelled else { return }
+            guard !Task.isCancelled, let found else { return }
             await self?.valeDone(uri, job: job, findings: found)
         }
     }

@@ -6,6 +6,13 @@ enum VB {
     static func index(_ hay: [UInt8], _ needle: [UInt8], from: Int = 0) -> Int? {
         if needle.isEmpty { return from <= hay.count ? from : nil }
         if from < 0 || hay.count - from < needle.count { return nil }
+        if needle.count == 1 {
+            // One byte (the location walk's newline, line by line): memchr, without memmem's set-up.
+            return hay.withUnsafeBytes { h -> Int? in
+                guard let hb = h.baseAddress, let p = memchr(hb + from, Int32(needle[0]), h.count - from) else { return nil }
+                return hb.distance(to: UnsafeRawPointer(p))
+            }
+        }
         return hay.withUnsafeBytes { h -> Int? in
             needle.withUnsafeBytes { n -> Int? in
                 guard let hb = h.baseAddress, let nb = n.baseAddress,

@@ -341,6 +341,24 @@ final class ValeGate: Sendable {
         #expect(terms().map(start) == [[0, 0], [0, 15]])
     }
 
+    /// The worker skips a pass superseded before its turn, and runs one still wanted.
+    @Test func aSupersededPassIsNotRun() async throws {
+        let root = tempDir()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let styles = root.appendingPathComponent("styles/House")
+        try FileManager.default.createDirectory(at: styles, withIntermediateDirectories: true)
+        try "StylesPath = styles\n\n[*.md]\nBasedOnStyles = House\n"
+            .write(to: root.appendingPathComponent(".vale.ini"), atomically: true, encoding: .utf8)
+        try "extends: existence\nmessage: \"No '%s'.\"\ntokens:\n  - utilise\n"
+            .write(to: styles.appendingPathComponent("Words.yml"), atomically: true, encoding: .utf8)
+        let engine = try #require(ValeEngine.discover(from: root.path))
+        var job = ValeJob(engine: engine, bytes: Array("We utilise words.\n".utf8), edits: 1, relativePath: "doc.md")
+        job.ticket = ValeTicket()
+        #expect(await ValeWorker.shared.run(job)?.map(\.rule) == ["House.Words"])
+        job.ticket?.supersede()
+        #expect(await ValeWorker.shared.run(job) == nil)
+    }
+
     @Test func findingsMoveWithEditsAndThoseAnEditTouchesGo() {
         func f(_ a: Int, _ b: Int) -> Finding {
             Finding(id: "\(a)", rule: "S.R", category: .vale, severity: .warning, message: "", text: "", start: a, end: b, line: 1, column: 1)

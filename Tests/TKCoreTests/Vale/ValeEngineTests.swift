@@ -38,6 +38,16 @@ BasedOnStyles = House
 """
 
 @Suite struct ValeEngineTests {
+    /// Go's `strings.Index` from an offset, for one byte (memchr) and longer needles (memmem) alike.
+    @Test func byteSearchFromAnOffset() {
+        let hay = Array("ab\ncd\nab".utf8)
+        for (needle, from, want) in [("\n", 0, 2), ("\n", 3, 5), ("\n", 6, nil), ("ab", 1, 6), ("b", 2, 7), ("x", 0, nil),
+                                     ("", 4, 4), ("\n", 9, nil), ("b", 8, nil)] as [(String, Int, Int?)] {
+            #expect(VB.index(hay, Array(needle.utf8), from: from) == want, "\(needle) from \(from)")
+        }
+        #expect(VB.count(Array("a\nb\n\n".utf8), [10]) == 3)
+    }
+
     @Test func existenceFindsTokensWithValeColumnsAndSkipsCode() throws {
         let p = try Project(ini: baseIni, rules: ["Weasel": """
             extends: existence
