@@ -23,6 +23,8 @@ struct ValeBlock {
     var text: String
     var scope: [String]
     var line: Int
+    /// The context is the walker's `content` (as masked so far): its searches may use `contentIndex`.
+    var fromContent = false
 }
 
 /// Lints one Markdown document with a loaded configuration, the way Vale does.
@@ -39,6 +41,8 @@ final class ValeFileLinter {
     var content: [UInt8] = []
     /// Byte offsets of the newlines of `content` (fixed: the walker only masks one-byte characters).
     var contentNewlines: [Int] = []
+    /// `content` as the walk starts, indexed for first-occurrence searches (it is only masked after).
+    var contentIndex: ValeGramIndex?
     var comments: [String: Bool] = [:]
     var alerts: [ValeAlert] = []
     var history = Set<String>()
@@ -121,12 +125,13 @@ final class ValeFileLinter {
         body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }
         content = Array(body.utf8)
         contentNewlines = content.indices.filter { content[$0] == 10 }
+        contentIndex = ValeGramIndex(content)
 
         walk(ValeHTML.tokenize(html))
 
         // Sized scopes: summary, then raw.
         for (k, v) in comments where k != "off" && v { comments[k] = false }
-        let summaryBlock = ValeBlock(context: content, text: summary, scope: ["summary"] + extParts, line: 0)
+        let summaryBlock = ValeBlock(context: content, text: summary, scope: ["summary"] + extParts, line: 0, fromContent: true)
         lintBlock(summaryBlock, lookup: true)
         let raw = sanitized
         lintBlock(ValeBlock(context: raw, text: VB.str(raw), scope: ["raw"] + extParts, line: -1), lookup: true)
@@ -192,17 +197,31 @@ final class ValeFileLinter {
         guard !txt.isEmpty else { return }
         for s in VB.split(txt, "\n") {
             let sb = VB.bytes(s)
-            if !VB.subInplace(&content, sb, 64) {
-                for f in VB.fields(sb) { VB.subInplace(&content, f, 64) }
+            if !maskInContent(sb) {
+                for f in VB.fields(sb) { maskInContent(f) }
             }
         }
+    }
+
+    /// `VB.index(content, needle)`, through `contentIndex` where it answers.
+    func contentFirst(_ needle: [UInt8]) -> Int? {
+        if let ix = contentIndex, ix.covers(needle, in: content) { return ix.first(needle, in: content) }
+        return VB.index(content, needle)
+    }
+
+    /// `VB.subInplace(&content, sub, 64)`, the search through `contentIndex`.
+    @discardableResult
+    func maskInContent(_ sub: [UInt8]) -> Bool {
+        guard let i = contentFirst(sub) else { return false }
+        for j in i..<(i + sub.count) where content[j] < 0x80 && content[j] != 10 { content[j] = 64 }
+        return true
     }
 
     func advance(_ text: String) -> Int {
         var pos: Int? = 0
         for s in VB.split(text, "\n") {
-            pos = VB.index(content, VB.bytes(s))
-            if pos == nil { for ss in VB.fields(VB.bytes(s)) { pos = VB.index(content, ss) } }
+            pos = contentFirst(VB.bytes(s))
+            if pos == nil { for ss in VB.fields(VB.bytes(s)) { pos = contentFirst(ss) } }
         }
         if let p = pos {
             let l = Self.countBelow(contentNewlines, p)
@@ -248,7 +267,7 @@ final class ValeFileLinter {
         var line = idx
         let p = advance(text)
         if p != line && p > -1 { line = p }
-        return ValeBlock(context: content, text: text, scope: scope.split(separator: ".").map(String.init), line: line)
+        return ValeBlock(context: content, text: text, scope: scope.split(separator: ".").map(String.init), line: line, fromContent: true)
     }
 
     func walk(_ tokens: [ValeHTMLToken]) {
@@ -352,10 +371,10 @@ final class ValeFileLinter {
             var rest = Substring(txt)
             while !rest.isEmpty {
                 if let r = rest.range(of: "\n\n") {
-                    lintBlock(ValeBlock(context: b.context, text: String(rest[..<r.upperBound]), scope: ["paragraph"] + extParts, line: b.line), lookup: lookup)
+                    lintBlock(ValeBlock(context: b.context, text: String(rest[..<r.upperBound]), scope: ["paragraph"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
                     rest = rest[r.upperBound...]
                 } else {
-                    lintBlock(ValeBlock(context: b.context, text: String(rest), scope: ["paragraph"] + extParts, line: b.line), lookup: lookup)
+                    lintBlock(ValeBlock(context: b.context, text: String(rest), scope: ["paragraph"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
                     break
                 }
             }
@@ -363,10 +382,10 @@ final class ValeFileLinter {
         if needsSentences {
             for s in ValeSentences.split(txt) {
                 let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
-                if !t.isEmpty { lintBlock(ValeBlock(context: b.context, text: t, scope: ["sentence"] + extParts, line: b.line), lookup: lookup) }
+                if !t.isEmpty { lintBlock(ValeBlock(context: b.context, text: t, scope: ["sentence"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup) }
             }
         }
-        lintBlock(ValeBlock(context: b.context, text: txt, scope: ["text"] + extParts, line: b.line), lookup: lookup)
+        lintBlock(ValeBlock(context: b.context, text: txt, scope: ["text"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
     }
 
     // MARK: - Comments
@@ -738,7 +757,9 @@ final class ValeFileLinter {
             (line, span) = findLoc(ctx, blk.text, a)
         }
         guard span.0 > 0 else { return }
-        chkToCtx[a.check] = VB.substitute(ctx, matchB, 35)
+        let first: Int?
+        if blk.fromContent, let ix = contentIndex, ix.covers(matchB, in: ctx) { first = ix.first(matchB, in: ctx) } else { first = VB.index(ctx, matchB) }
+        chkToCtx[a.check] = VB.substitute(ctx, matchB, 35, at: first)
         let key = "\(line)-\(span.0)-\(a.check)"
         guard !history.contains(key) else { return }
         let used = limits[a.check] ?? 0
