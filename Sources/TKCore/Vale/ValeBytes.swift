@@ -92,78 +92,124 @@ enum VB {
 /// Where a byte string first occurs in a document that only changes by masking — Vale's walker sets
 /// the text it has placed to `@`, and each rule's context the matches it has reported to `#` — without
 /// scanning from the start each time. Vale looks every block up from the start of the document, and
-/// every reported match too: on a whole novel (122,000 words) that was two thirds of a Vale run.
+/// every reported match too, and the walker has masked everything before the block by then: on a
+/// whole novel (122,000 words) those scans were two thirds of a Vale run.
 ///
-/// Exact: a needle without a mask byte can only occur where its bytes are unmasked, that is where the
-/// document as indexed holds it. So its occurrences now are among its occurrences then, and those are
-/// found from the 4-byte window of the needle that occurs least often; each is checked against the
-/// bytes as they are now.
+/// Exact: a needle without a mask byte occurs only where its bytes are unmasked, that is where the
+/// document as indexed (`original`) holds it. So its occurrences now are among its occurrences then:
+/// they are found from the window of the needle that occurs least often (4 bytes, hashed; 2 bytes for
+/// needles of 2 or 3), each checked against the bytes as they are now. The walker's masks only ever
+/// grow, so a window found broken in its content stays broken: each bucket remembers how many of its
+/// first windows are (`learn`), and a search in the content, or in a context made from it since,
+/// starts after them (`known`).
 struct ValeGramIndex {
-    static let gram = 4
-    static let bits = 16
-    let count: Int
-    /// `positions[starts[h]..<starts[h + 1]]`: where a window hashing to `h` starts, in order.
-    private let starts: [Int32]
-    private let positions: [Int32]
+    let original: [UInt8]
+    var count: Int { original.count }
+
+    struct Table {
+        let gram: Int
+        /// `positions[starts[h]..<starts[h + 1]]`: where a window keyed `h` starts, in order.
+        let starts: [Int32]
+        let positions: [Int32]
+        /// Per bucket, how many of its first windows are known broken in the walker's content.
+        var broken: [Int32]
+    }
+    private var wide: Table
+    private var narrow: Table
+
+    static let wideBits = 18
 
     init(_ bytes: [UInt8]) {
-        count = bytes.count
-        let buckets = 1 << Self.bits
+        original = bytes
+        wide = Self.table(bytes, gram: 4, buckets: 1 << Self.wideBits, key: Self.wideKey)
+        narrow = Self.table(bytes, gram: 2, buckets: 1 << 16, key: Self.narrowKey)
+    }
+
+    @inline(__always)
+    static func wideKey(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
+        return Int((v &* 0x9E37_79B1) >> UInt32(32 - wideBits))
+    }
+
+    @inline(__always)
+    static func narrowKey(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+
+    static func table(_ bytes: [UInt8], gram: Int, buckets: Int,
+                      key: (UnsafeBufferPointer<UInt8>, Int) -> Int) -> Table {
         var starts = [Int32](repeating: 0, count: buckets + 1)
-        guard bytes.count >= Self.gram, bytes.count < Int(Int32.max) else {
-            self.starts = starts
-            positions = []
-            return
+        guard bytes.count >= gram, bytes.count < Int(Int32.max) else {
+            return Table(gram: gram, starts: starts, positions: [], broken: [])
         }
-        let windows = bytes.count - Self.gram + 1
+        let windows = bytes.count - gram + 1
         var positions = [Int32](repeating: 0, count: windows)
         bytes.withUnsafeBufferPointer { b in
-            for i in 0..<windows { starts[Self.hash(b, i) + 1] += 1 }
+            for i in 0..<windows { starts[key(b, i) + 1] += 1 }
             for h in 0..<buckets { starts[h + 1] += starts[h] }
             var next = starts
             for i in 0..<windows {
-                let h = Self.hash(b, i)
+                let h = key(b, i)
                 positions[Int(next[h])] = Int32(i)
                 next[h] += 1
             }
         }
-        self.starts = starts
-        self.positions = positions
+        return Table(gram: gram, starts: starts, positions: positions, broken: [Int32](repeating: 0, count: buckets))
     }
 
-    @inline(__always)
-    static func hash(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
-        let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
-        return Int((v &* 0x9E37_79B1) >> UInt32(32 - bits))
-    }
-
-    /// Whether `first(_:in:from:)` answers for this needle and document: one of the indexed length,
-    /// a needle long enough and without a mask byte (`@` or `#`).
+    /// Whether `first` answers for this needle and document: one of the indexed length, a needle of
+    /// two bytes or more without a mask byte (`@` or `#`).
     func covers(_ needle: [UInt8], in hay: [UInt8]) -> Bool {
-        hay.count == count && needle.count >= Self.gram && !needle.contains(64) && !needle.contains(35)
+        hay.count == count && needle.count >= 2 && !needle.contains(64) && !needle.contains(35)
     }
 
     /// Go's `strings.Index(hay[from:], needle) + from`, for a `hay` that is the indexed document with
     /// some bytes masked (`covers` must hold); nil when it does not occur.
-    func first(_ needle: [UInt8], in hay: [UInt8], from: Int = 0) -> Int? {
-        needle.withUnsafeBufferPointer { n -> Int? in
-            let m = n.count
-            var best = 0, fewest = Int32.max
-            for k in 0...(m - Self.gram) {
-                let h = Self.hash(n, k)
-                let size = starts[h + 1] - starts[h]
-                if size < fewest { fewest = size; best = k; if size == 0 { return nil } }
+    /// - Parameters:
+    ///   - known: `hay` is the walker's content, or was made from it by more masks since it was last
+    ///     searched with `learn`: windows known broken there are broken in `hay`.
+    ///   - learn: `hay` is the walker's content itself: windows found broken are remembered.
+    mutating func first(_ needle: [UInt8], in hay: [UInt8], from: Int = 0, known: Bool = false, learn: Bool = false) -> Int? {
+        if needle.count >= 4 {
+            return Self.search(&wide, needle, hay, original, from: from, known: known, learn: learn, key: Self.wideKey)
+        }
+        return Self.search(&narrow, needle, hay, original, from: from, known: known, learn: learn, key: Self.narrowKey)
+    }
+
+    private static func search(_ t: inout Table, _ needle: [UInt8], _ hay: [UInt8], _ original: [UInt8], from: Int,
+                               known: Bool, learn: Bool, key: (UnsafeBufferPointer<UInt8>, Int) -> Int) -> Int? {
+        let q = t.gram, m = needle.count
+        let known = known || learn
+        guard !t.positions.isEmpty, m >= q else { return nil }
+        return needle.withUnsafeBufferPointer { n -> Int? in
+            // The needle's window with the fewest places left to look at.
+            var best = 0, bestKey = 0, fewest = Int32.max
+            for k in 0...(m - q) {
+                let h = key(n, k)
+                let size = t.starts[h + 1] - t.starts[h] - (known ? t.broken[h] : 0)
+                if size < fewest { fewest = size; best = k; bestKey = h; if size == 0 { return nil } }
             }
-            let h = Self.hash(n, best)
+            let h = bestKey
             return hay.withUnsafeBufferPointer { b -> Int? in
-                guard let hb = b.baseAddress, let nb = n.baseAddress else { return nil }
-                for j in Int(starts[h])..<Int(starts[h + 1]) {
-                    let s = Int(positions[j]) - best
-                    if s < from { continue }
-                    if s + m > b.count { return nil }
-                    if hb[s] == nb[0] && memcmp(hb + s, nb, m) == 0 { return s }
+                original.withUnsafeBufferPointer { o -> Int? in
+                    guard let hb = b.baseAddress, let nb = n.baseAddress, let ob = o.baseAddress else { return nil }
+                    var j = Int(t.starts[h]) + (known ? Int(t.broken[h]) : 0)
+                    let end = Int(t.starts[h + 1])
+                    var leading = learn
+                    while j < end {
+                        let p = Int(t.positions[j])
+                        j += 1
+                        // A window with a masked byte: broken for good in the walker's content.
+                        if memcmp(hb + p, ob + p, q) != 0 {
+                            if leading { t.broken[h] += 1 }
+                            continue
+                        }
+                        leading = false
+                        let s = p - best
+                        if s < from { continue }
+                        if s + m > b.count { return nil }
+                        if memcmp(hb + s, nb, m) == 0 { return s }
+                    }
+                    return nil
                 }
-                return nil
             }
         }
     }

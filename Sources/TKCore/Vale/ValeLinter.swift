@@ -50,7 +50,10 @@ final class ValeFileLinter {
     var sequences: [String] = []
     var metrics: [String: Int] = [:]
     var summary = ""
-    var chkToCtx: [String: [UInt8]] = [:]
+    /// Per rule, within a block: the matches reported so far, each set to `#` in the rule's context
+    /// (Vale's `ChkToCtx`), kept as substitutions and applied only when the rule reports again in
+    /// the block — most report once, and the context is the whole document.
+    var chkToCtx: [String: [(at: Int, match: [UInt8])]] = [:]
     /// The tagged words of the last sentence a `sequence` rule read (the next rule reads the same one).
     var nlpCache: (text: String, words: [ValeNLP.Token])?
     var needsSentences = false
@@ -205,7 +208,9 @@ final class ValeFileLinter {
 
     /// `VB.index(content, needle)`, through `contentIndex` where it answers.
     func contentFirst(_ needle: [UInt8]) -> Int? {
-        if let ix = contentIndex, ix.covers(needle, in: content) { return ix.first(needle, in: content) }
+        if contentIndex?.covers(needle, in: content) == true {
+            return contentIndex?.first(needle, in: content, learn: true) ?? nil
+        }
         return VB.index(content, needle)
     }
 
@@ -744,7 +749,8 @@ final class ValeFileLinter {
 
     func addAlert(_ raw: RawAlert, blk: ValeBlock, lookup: Bool, limit: Int) {
         var a = raw
-        let ctx = chkToCtx[a.check] ?? blk.context
+        var ctx = blk.context
+        for (at, match) in chkToCtx[a.check] ?? [] { ctx = VB.substitute(ctx, match, 35, at: at) }
         let matchB = VB.bytes(a.match)
         if a.offset.isEmpty && ctx.count < 1000 && VB.count(ctx, matchB) > 1 {
             a.offset = VB.fields(Array(ctx[0..<max(0, min(a.span.0, ctx.count))]))
@@ -758,8 +764,14 @@ final class ValeFileLinter {
         }
         guard span.0 > 0 else { return }
         let first: Int?
-        if blk.fromContent, let ix = contentIndex, ix.covers(matchB, in: ctx) { first = ix.first(matchB, in: ctx) } else { first = VB.index(ctx, matchB) }
-        chkToCtx[a.check] = VB.substitute(ctx, matchB, 35, at: first)
+        if blk.fromContent, contentIndex?.covers(matchB, in: ctx) == true {
+            // The block's context is the content itself while the walker has masked nothing since.
+            let current = blk.context.withUnsafeBufferPointer { a in content.withUnsafeBufferPointer { a.baseAddress == $0.baseAddress } }
+            first = contentIndex?.first(matchB, in: ctx, known: current) ?? nil
+        } else {
+            first = VB.index(ctx, matchB)
+        }
+        if let first { chkToCtx[a.check, default: []].append((first, matchB)) }
         let key = "\(line)-\(span.0)-\(a.check)"
         guard !history.contains(key) else { return }
         let used = limits[a.check] ?? 0
@@ -865,6 +877,45 @@ final class ValeFileLinter {
         if loc.0 < 0 || loc.1 < 0 { return (blk.line + 1, a.span) }
         let txt = VB.bytes(blk.text)
         let m = VB.bytes(a.match)
+        // A context made from the content by masks of the same length has the content's newlines:
+        // its lines come from them, not from a search from the top for every alert.
+        if blk.fromContent && blk.line >= 0 && ctx.count == content.count {
+            let nl = contentNewlines
+            let n = ctx.count
+            let hit: Int? = ctx.withUnsafeBufferPointer { c -> Int? in
+                m.withUnsafeBufferPointer { mb -> Int? in
+                    guard let cb = c.baseAddress else { return nil }
+                    let width = loc.1 - loc.0
+                    // A slice of another width than the match never equals it.
+                    guard loc.0 <= loc.1, width == mb.count else { return nil }
+                    var i = 0, start = 0
+                    while i < blk.line && i <= nl.count {
+                        let end = i < nl.count ? nl[i] + 1 : n
+                        // `exact`: the line is longer than `loc.1` and holds the match at `loc.0`.
+                        if end - start > loc.1, width == 0 || (mb.baseAddress.map { memcmp(cb + start + loc.0, $0, width) == 0 } ?? false) {
+                            return i
+                        }
+                        if i == nl.count { break }
+                        start = end
+                        i += 1
+                    }
+                    return nil
+                }
+            }
+            let i = hit ?? blk.line
+            if i <= nl.count {
+                let start = i > 0 ? nl[i - 1] + 1 : 0
+                let end = i < nl.count ? nl[i] + 1 : n
+                let la = Array(ctx[start..<end])
+                let length = VB.runes(la)
+                let (pos, substring) = initialPosition(la, txt, a)
+                loc.0 = pos
+                loc.1 = pos + VB.runes(substring) - 1
+                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
+                return (i + 1, loc)
+            }
+            return (blk.line + 1, a.span)
+        }
         // The lines of `ctx` as `strings.SplitAfter(ctx, "\n")` gives them, read in place.
         var start = 0, i = 0
         let n = ctx.count

@@ -18,7 +18,7 @@ import Testing
         for _ in 0..<20 {
             var doc: [UInt8] = []
             while doc.count < 3000 { doc += Array(words[rng.next(words.count)].utf8) + [32] }
-            let index = ValeGramIndex(doc)
+            var index = ValeGramIndex(doc)
             var hay = doc
             for _ in 0..<300 {
                 // A needle: a piece of the document as indexed (often still there), or of words.
@@ -32,7 +32,12 @@ import Testing
                 let from = rng.next(4) == 0 ? rng.next(hay.count) : 0
                 let plain = VB.index(hay, needle, from: from)
                 if index.covers(needle, in: hay) {
+                    // As a rule's context made from the content (known), and as the walker's content (learn).
+                    var ctx = hay
+                    if let k = VB.index(ctx, Array("cat".utf8)) { ctx[k] = 35 }
+                    #expect(index.first(needle, in: ctx, from: from, known: true) == VB.index(ctx, needle, from: from))
                     #expect(index.first(needle, in: hay, from: from) == plain)
+                    #expect(index.first(needle, in: hay, from: from, learn: true) == plain)
                 }
                 // Mask where it was found, with `@` or `#`, as the walker and the rules do.
                 if let i = plain {
@@ -41,9 +46,10 @@ import Testing
                 }
             }
         }
-        // What it does not answer for: short needles, mask bytes, another length.
-        let ix = ValeGramIndex(Array("abcdef".utf8))
-        #expect(!ix.covers(Array("abc".utf8), in: Array("abcdef".utf8)))
+        // What it does not answer for: one byte, mask bytes, another length.
+        var ix = ValeGramIndex(Array("abcdef".utf8))
+        #expect(!ix.covers(Array("a".utf8), in: Array("abcdef".utf8)))
+        #expect(ix.first(Array("cde".utf8), in: Array("abcdef".utf8)) == 2)
         #expect(!ix.covers(Array("ab@d".utf8), in: Array("abcdef".utf8)))
         #expect(!ix.covers(Array("abcd".utf8), in: Array("abcdefg".utf8)))
         #expect(ix.first(Array("cdef".utf8), in: Array("abcdef".utf8)) == 2)
