@@ -52,6 +52,16 @@ enum VB {
         substitute(src, sub, ch, at: index(src, sub))
     }
 
+    /// `substitute` in place: without a copy when `sub` is ASCII (one byte a character already).
+    static func substituteInPlace(_ src: inout [UInt8], _ sub: [UInt8], _ ch: UInt8, at first: Int?) {
+        guard let i = first else { return }
+        if sub.allSatisfy({ $0 < 0x80 }) {
+            for j in i..<(i + sub.count) where src[j] != 10 { src[j] = ch }
+        } else {
+            src = substitute(src, sub, ch, at: i)
+        }
+    }
+
     /// `substitute` with the first occurrence of `sub` already found (nil: none).
     static func substitute(_ src: [UInt8], _ sub: [UInt8], _ ch: UInt8, at first: Int?) -> [UInt8] {
         guard let i = first else { return src }

@@ -50,10 +50,15 @@ final class ValeFileLinter {
     var sequences: [String] = []
     var metrics: [String: Int] = [:]
     var summary = ""
-    /// Per rule, within a block: the matches reported so far, each set to `#` in the rule's context
-    /// (Vale's `ChkToCtx`), kept as substitutions and applied only when the rule reports again in
-    /// the block — most report once, and the context is the whole document.
-    var chkToCtx: [String: [(at: Int, match: [UInt8])]] = [:]
+    /// Per rule, within a block: its context with the matches reported so far set to `#` (Vale's
+    /// `ChkToCtx`). The context is the whole document and most rules report once in a block, so a
+    /// first report keeps only where its match is (`pending`); a second makes the context (`made`)
+    /// and later ones mark it in place.
+    enum RuleContext {
+        case pending(at: Int, match: [UInt8])
+        case made([UInt8])
+    }
+    var chkToCtx: [String: RuleContext] = [:]
     /// The tagged words of the last sentence a `sequence` rule read (the next rule reads the same one).
     var nlpCache: (text: String, words: [ValeNLP.Token])?
     var needsSentences = false
@@ -750,7 +755,15 @@ final class ValeFileLinter {
     func addAlert(_ raw: RawAlert, blk: ValeBlock, lookup: Bool, limit: Int) {
         var a = raw
         var ctx = blk.context
-        for (at, match) in chkToCtx[a.check] ?? [] { ctx = VB.substitute(ctx, match, 35, at: at) }
+        // Taken out of the table so that this alert's mark is made in place.
+        var reported = false
+        if let before = chkToCtx.removeValue(forKey: a.check) {
+            reported = true
+            switch before {
+            case .pending(let at, let match): VB.substituteInPlace(&ctx, match, 35, at: at)
+            case .made(let made): ctx = made
+            }
+        }
         let matchB = VB.bytes(a.match)
         if a.offset.isEmpty && ctx.count < 1000 && VB.count(ctx, matchB) > 1 {
             a.offset = VB.fields(Array(ctx[0..<max(0, min(a.span.0, ctx.count))]))
@@ -762,7 +775,10 @@ final class ValeFileLinter {
             a.span = span
             (line, span) = findLoc(ctx, blk.text, a)
         }
-        guard span.0 > 0 else { return }
+        guard span.0 > 0 else {
+            if reported { chkToCtx[a.check] = .made(ctx) }
+            return
+        }
         let first: Int?
         if blk.fromContent, contentIndex?.covers(matchB, in: ctx) == true {
             // The block's context is the content itself while the walker has masked nothing since.
@@ -771,7 +787,12 @@ final class ValeFileLinter {
         } else {
             first = VB.index(ctx, matchB)
         }
-        if let first { chkToCtx[a.check, default: []].append((first, matchB)) }
+        if !reported {
+            if let first { chkToCtx[a.check] = .pending(at: first, match: matchB) }
+        } else {
+            VB.substituteInPlace(&ctx, matchB, 35, at: first)
+            chkToCtx[a.check] = .made(ctx)
+        }
         let key = "\(line)-\(span.0)-\(a.check)"
         guard !history.contains(key) else { return }
         let used = limits[a.check] ?? 0
