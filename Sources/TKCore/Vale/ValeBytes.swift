@@ -94,6 +94,16 @@ enum VB {
     static func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
     static func str<S: Sequence>(_ b: S) -> String where S.Element == UInt8 { String(decoding: Array(b), as: UTF8.self) }
 
+    /// `s.trimmingCharacters(in: .whitespacesAndNewlines)` without Foundation's bridging: that set
+    /// is Unicode's White_Space property (Zs, tab, U+000A–U+000D, U+0085, U+2028, U+2029) and, in
+    /// swift-corelibs-foundation, the zero-width space U+200B (compared over every scalar).
+    static func trimmed<S: StringProtocol>(_ s: S) -> String {
+        let u = s.unicodeScalars
+        func space(_ c: Unicode.Scalar) -> Bool { c.value == 0x200B || c.properties.isWhitespace }
+        guard let a = u.firstIndex(where: { !space($0) }), let z = u.lastIndex(where: { !space($0) }) else { return "" }
+        return String(String.UnicodeScalarView(u[a...z]))
+    }
+
     static func isWord(_ b: UInt8) -> Bool {
         (b >= 48 && b <= 57) || (b >= 65 && b <= 90) || (b >= 97 && b <= 122) || b == 95
     }

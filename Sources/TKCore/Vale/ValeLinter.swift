@@ -104,8 +104,10 @@ final class ValeFileLinter {
 
     func lint(bytes: [UInt8]) -> [ValeAlert] {
         var text = String(decoding: bytes, as: UTF8.self)
-        text = text.replacingOccurrences(of: "&rsquo;", with: "'")
-        text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        if VB.index(bytes, Array("&rsquo;".utf8)) != nil { text = text.replacingOccurrences(of: "&rsquo;", with: "'") }
+        if bytes.contains(13) {
+            text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        }
         let sanitized = Array(text.utf8)
         lines = VB.splitAfterNewline(sanitized).map(Array.init)
         var runeEnd = 0
@@ -290,8 +292,8 @@ final class ValeFileLinter {
         let altSkipped = cfg.skippedScopes.contains("alt")
 
         for tok in tokens {
-            var txt = tok.kind == .text ? ValeHTML.unescape(tok.data.trimmingCharacters(in: .whitespacesAndNewlines))
-                : tok.kind == .comment ? tok.data.trimmingCharacters(in: .whitespacesAndNewlines) : tok.data
+            var txt = tok.kind == .text ? ValeHTML.unescape(VB.trimmed(tok.data))
+                : tok.kind == .comment ? VB.trimmed(tok.data) : tok.data
             // addCls
             if txt == activeCls, tok.kind != .text, tok.kind != .comment {
                 if tok.kind == .start { clsBegin += 1 } else { clsEnd += 1 }
@@ -327,7 +329,7 @@ final class ValeFileLinter {
                 }
             }
             if tok.kind == .end && !Self.inlineTags.contains(txt) {
-                if !buf.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { lintScope(buf) }
+                if !VB.trimmed(buf).isEmpty { lintScope(buf) }
                 reset()
                 buf = ""
             }
@@ -391,7 +393,7 @@ final class ValeFileLinter {
         }
         if needsSentences {
             for s in ValeSentences.split(txt) {
-                let t = s.trimmingCharacters(in: .whitespacesAndNewlines)
+                let t = VB.trimmed(s)
                 if !t.isEmpty { lintBlock(ValeBlock(context: b.context, text: t, scope: ["sentence"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup) }
             }
         }
@@ -560,14 +562,14 @@ final class ValeFileLinter {
         switch rule.kind {
         case .existence(let re):
             for m in find(re, t) {
-                let observed = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
+                let observed = VB.trimmed(t.slice(m.range))
                 if !excepted(rule, observed) { out.append(makeAlert(rule, m.range, t)) }
             }
         case .substitution(let re, let terms, let repls, let capitalize):
             for m in find(re, t) {
                 for gi in 1..<m.groups.count {
                     guard let g = m.groups[gi], gi - 1 < repls.count else { continue }
-                    let observed = t.slice(g).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let observed = VB.trimmed(t.slice(g))
                     var expected = repls[gi - 1]
                     if capitalize && observed == Self.capFirst(observed) { expected = Self.capFirst(expected) }
                     if expected.range(of: "\\$\\d", options: .regularExpression) != nil,
@@ -607,7 +609,7 @@ final class ValeFileLinter {
                 } else {
                     guard let first = ms.first(where: { m in
                         let s = t.slice(m.range)
-                        return !s.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty && !s.unicodeScalars.allSatisfy { $0 == "*" || $0 == "@" }
+                        return !VB.trimmed(s).isEmpty && !s.unicodeScalars.allSatisfy { $0 == "*" || $0 == "@" }
                     }) else { return [] }
                     a = makeAlert(rule, first.range, t)
                 }
@@ -617,7 +619,7 @@ final class ValeFileLinter {
         case .repetition(let re, let mx, let alpha, let ic):
             var prev = "", ploc: Range<Int> = 0..<0, count = 0
             for m in find(re, t) {
-                let curr = t.slice(m.range).trimmingCharacters(in: .whitespacesAndNewlines)
+                let curr = VB.trimmed(t.slice(m.range))
                 var hit = ic ? (curr.lowercased() == prev.lowercased() && !curr.isEmpty) : (curr == prev && !curr.isEmpty)
                 hit = hit && (!alpha || curr.unicodeScalars.allSatisfy { $0.properties.isAlphabetic })
                 if hit { count += 1 }
@@ -677,7 +679,8 @@ final class ValeFileLinter {
         case .spelling(let check):
             // Vale's `Spelling.Run`: each word of the block's text; the place is the word's first
             // occurrence in that text, in bytes (`strings.Index`), -1 when the tokenizer changed it.
-            let txt = blk.text.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'")
+            let txt = blk.text.utf8.contains(0xE2)
+                ? blk.text.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'") : blk.text
             let bytes = Array(txt.utf8)
             for word in ValeSpellCheck.tokenize(txt) {
                 if check.filters.contains(where: { $0.isMatch(word) }) { continue }

@@ -48,6 +48,21 @@ BasedOnStyles = House
         #expect(VB.count(Array("a\nb\n\n".utf8), [10]) == 3)
     }
 
+    /// `VB.trimmed` trims what Foundation's `.whitespacesAndNewlines` trims, every such character.
+    @Test func trimmingEqualsFoundations() {
+        let spaces = ["", " ", "\t", "\n", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{200A}",
+                      "\u{2028}", "\u{2029}", "\u{202F}", "\u{205F}", "\u{3000}", "\u{200B}", "\u{FEFF}", "\u{301}"]
+        for a in spaces {
+            for b in spaces {
+                for body in ["", "word", "two words", "é\u{301}", "a\u{2003}b"] {
+                    let s = a + body + b + a
+                    #expect(VB.trimmed(s) == s.trimmingCharacters(in: .whitespacesAndNewlines), "\(s.debugDescription)")
+                    #expect(VB.trimmed(s[...]) == s.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+            }
+        }
+    }
+
     @Test func existenceFindsTokensWithValeColumnsAndSkipsCode() throws {
         let p = try Project(ini: baseIni, rules: ["Weasel": """
             extends: existence
