@@ -178,7 +178,7 @@ struct ValeGramIndex {
     /// Whether `first` answers for this needle and document: one of the indexed length, a needle of
     /// two bytes or more without a mask byte (`@` or `#`).
     func covers(_ needle: [UInt8], in hay: [UInt8]) -> Bool {
-        hay.count == count && needle.count >= 2 && !needle.contains(64) && !needle.contains(35)
+        hay.count == count && count < Int(Int32.max) && needle.count >= 2 && !needle.contains(64) && !needle.contains(35)
     }
 
     /// Go's `strings.Index(hay[from:], needle) + from`, for a `hay` that is the indexed document with
