@@ -10,7 +10,8 @@ import Synchronization
 /// Runs after the agent's big scans (its passage service), in its embedding pass, and before `ask
 /// --project` and `search --hybrid` answer.
 public enum PassageBackfill {
-    private static let running = Mutex(false)
+    /// The databases a backfill runs on now (by their writer's identity).
+    private static let running = Mutex(Set<ObjectIdentifier>())
 
     /// - Parameter batch: documents written per transaction (one FTS5 segment each).
     /// - Parameter announce: told how many documents are missing passages before any is written
@@ -21,15 +22,13 @@ public enum PassageBackfill {
     @discardableResult
     public static func run(database: AppDatabase, limit: Int = 100_000, batch: Int = 256,
                            stop: StopFlag? = nil, announce: (Int) -> Void = { _ in }) -> Int {
-        // One at a time in a process (the agent after a big scan, its embedding worker): a second
-        // would read and split the same documents again.
-        let started = running.withLock { busy -> Bool in
-            if busy { return false }
-            busy = true
-            return true
-        }
+        // One at a time on a database (the agent after a big scan, its embedding worker): a second
+        // would read and split the same documents again. Another database (another test) is not
+        // held back by this one's.
+        let key = ObjectIdentifier(database.writer as AnyObject)
+        let started = running.withLock { $0.insert(key).inserted }
         guard started else { return 0 }
-        defer { running.withLock { $0 = false } }
+        defer { _ = running.withLock { $0.remove(key) } }
         // Deleted documents' passages leave the contentless index (see `PassageText`).
         try? database.forgetGonePassages()
         guard let missing = try? database.documentsWithoutPassages(limit: limit), !missing.isEmpty else { return 0 }
