@@ -39,14 +39,6 @@ enum VB {
     }
     static func runes(_ s: [UInt8]) -> Int { runes(s[...]) }
 
-    /// The walker's `subInplace`: the first `sub` in `ctx` gets its one-byte characters (not newlines) set to `ch`.
-    @discardableResult
-    static func subInplace(_ ctx: inout [UInt8], _ sub: [UInt8], _ ch: UInt8) -> Bool {
-        guard let i = index(ctx, sub) else { return false }
-        for j in i..<(i + sub.count) where ctx[j] < 0x80 && ctx[j] != 10 { ctx[j] = ch }
-        return true
-    }
-
     /// `core.Substitute`: the first `sub` in `src` becomes one `ch` per character (newlines kept).
     static func substitute(_ src: [UInt8], _ sub: [UInt8], _ ch: UInt8) -> [UInt8] {
         substitute(src, sub, ch, at: index(src, sub))

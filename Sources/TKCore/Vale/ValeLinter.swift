@@ -221,7 +221,8 @@ final class ValeFileLinter {
         return VB.index(content, needle)
     }
 
-    /// `VB.subInplace(&content, sub, 64)`, the search through `contentIndex`.
+    /// The walker's `subInplace` on `content`: the first `sub` gets its one-byte characters (not
+    /// newlines) set to `@`, the search through `contentIndex`.
     @discardableResult
     func maskInContent(_ sub: [UInt8]) -> Bool {
         guard let i = contentFirst(sub) else { return false }
@@ -896,8 +897,18 @@ final class ValeFileLinter {
         return (VB.runes(ctx[..<idx]) + 1, sub)
     }
 
+    /// The alert's span on its line `la`: where `initialPosition` places the match, its end kept
+    /// within the line.
+    func lineSpan(_ la: [UInt8], _ txt: [UInt8], _ a: RawAlert) -> (Int, Int) {
+        let length = VB.runes(la)
+        let (pos, substring) = initialPosition(la, txt, a)
+        var end = pos + VB.runes(substring) - 1
+        if end > length { end = length } else if end <= 0 { end = 1 }
+        return (pos, end)
+    }
+
     func assignLoc(_ ctx: [UInt8], _ blk: ValeBlock, _ a: RawAlert) -> (Int, (Int, Int)) {
-        var loc = a.span
+        let loc = a.span
         if loc.0 < 0 || loc.1 < 0 { return (blk.line + 1, a.span) }
         let txt = VB.bytes(blk.text)
         let m = VB.bytes(a.match)
@@ -930,13 +941,7 @@ final class ValeFileLinter {
             if i <= nl.count {
                 let start = i > 0 ? nl[i - 1] + 1 : 0
                 let end = i < nl.count ? nl[i] + 1 : n
-                let la = Array(ctx[start..<end])
-                let length = VB.runes(la)
-                let (pos, substring) = initialPosition(la, txt, a)
-                loc.0 = pos
-                loc.1 = pos + VB.runes(substring) - 1
-                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
-                return (i + 1, loc)
+                return (i + 1, lineSpan(Array(ctx[start..<end]), txt, a))
             }
             return (blk.line + 1, a.span)
         }
@@ -949,13 +954,7 @@ final class ValeFileLinter {
             let count = end - start
             let exact = count > loc.1 && loc.0 <= loc.1 && ctx[(start + loc.0)..<(start + loc.1)].elementsEqual(m)
             if exact || i == blk.line {
-                let la = Array(ctx[start..<end])
-                let length = VB.runes(la)
-                let (pos, substring) = initialPosition(la, txt, a)
-                loc.0 = pos
-                loc.1 = pos + VB.runes(substring) - 1
-                if loc.1 > length { loc.1 = length } else if loc.1 <= 0 { loc.1 = 1 }
-                return (i + 1, loc)
+                return (i + 1, lineSpan(Array(ctx[start..<end]), txt, a))
             }
             guard nl != nil else { break }
             start = end

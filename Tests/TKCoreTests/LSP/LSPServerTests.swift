@@ -282,15 +282,20 @@ final class ValeGate: Sendable {
 /// keystroke's lint, so keystrokes are published without waiting for it; the last Vale findings move
 /// with the edits meanwhile, and the pass's findings follow once the buffer rests.
 @Suite struct LSPValeTests {
-    @Test func keystrokesArePublishedWhileAValePassIsHeld() async throws {
-        let root = tempDir()
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// A `.vale.ini` at `root` basing Markdown on the style `House`, with one rule.
+    static func house(_ root: URL, rule name: String, _ yaml: String) throws {
         let styles = root.appendingPathComponent("styles/House")
         try FileManager.default.createDirectory(at: styles, withIntermediateDirectories: true)
         try "StylesPath = styles\nMinAlertLevel = suggestion\n\n[*.md]\nBasedOnStyles = House\n"
             .write(to: root.appendingPathComponent(".vale.ini"), atomically: true, encoding: .utf8)
-        try "extends: substitution\nmessage: \"Use '%s' instead of '%s'.\"\nlevel: error\nignorecase: true\nswap:\n  utilise: use\n"
-            .write(to: styles.appendingPathComponent("Terms.yml"), atomically: true, encoding: .utf8)
+        try yaml.write(to: styles.appendingPathComponent(name), atomically: true, encoding: .utf8)
+    }
+
+    @Test func keystrokesArePublishedWhileAValePassIsHeld() async throws {
+        let root = tempDir()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.house(root, rule: "Terms.yml",
+                       "extends: substitution\nmessage: \"Use '%s' instead of '%s'.\"\nlevel: error\nignorecase: true\nswap:\n  utilise: use\n")
         let env = ["TK_CONFIG": root.appendingPathComponent("user.json").path, "TK_DATA_DIR": root.appendingPathComponent("data").path,
                    "XDG_CONFIG_HOME": root.appendingPathComponent("xdg").path, "HOME": root.path]
         let sent = Sent()
@@ -345,12 +350,7 @@ final class ValeGate: Sendable {
     @Test func aSupersededPassIsNotRun() async throws {
         let root = tempDir()
         defer { try? FileManager.default.removeItem(at: root) }
-        let styles = root.appendingPathComponent("styles/House")
-        try FileManager.default.createDirectory(at: styles, withIntermediateDirectories: true)
-        try "StylesPath = styles\n\n[*.md]\nBasedOnStyles = House\n"
-            .write(to: root.appendingPathComponent(".vale.ini"), atomically: true, encoding: .utf8)
-        try "extends: existence\nmessage: \"No '%s'.\"\ntokens:\n  - utilise\n"
-            .write(to: styles.appendingPathComponent("Words.yml"), atomically: true, encoding: .utf8)
+        try Self.house(root, rule: "Words.yml", "extends: existence\nmessage: \"No '%s'.\"\ntokens:\n  - utilise\n")
         let engine = try #require(ValeEngine.discover(from: root.path))
         var job = ValeJob(engine: engine, bytes: Array("We utilise words.\n".utf8), edits: 1, relativePath: "doc.md")
         job.ticket = ValeTicket()
