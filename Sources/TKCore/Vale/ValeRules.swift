@@ -153,7 +153,7 @@ public struct ValeStyles: Sendable {
             hasher.add(Array(name.utf8)); hasher.add(d)
             let text = String(decoding: d, as: UTF8.self)
             do {
-                guard let any = try Yams.load(yaml: text), let map = any as? [String: Any] else {
+                guard let any = try ValeYAML.load(text), let map = any as? [String: Any] else {
                     out.problems.append("\(path): not a YAML mapping; rule skipped"); continue
                 }
                 switch try compile(name: name, map, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher) {

@@ -101,6 +101,40 @@ BasedOnStyles = House
         #expect(f.first?.text == "utilise")
     }
 
+    /// Vale reads rules with Go's yaml.v2, where a repeated key is not an error and the last value
+    /// wins; Yams refuses the file, which would drop the whole rule.
+    @Test func aRepeatedKeyKeepsTheRuleAndTheLastValueWins() throws {
+        let p = try Project(ini: baseIni, rules: ["Terms": """
+            extends: substitution
+            message: "Use '%s' instead of '%s'."
+            level: warning
+            level: error
+            swap:
+              utilise: employ
+              'e-mail': email
+              utilise: use
+            """])
+        let e = try p.engine()
+        #expect(e.problems.isEmpty)
+        let f = try e.findings(bytes: Array("Please utilise the\ne-mail form.\n".utf8), relativePath: "test.md")
+        #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["1:8:Use 'use' instead of 'utilise'.", "2:1:Use 'email' instead of 'e-mail'."])
+        #expect(f.first?.severity == .error)
+        // The same key in two mappings is not a repeat; an entry's value block goes with it.
+        let kept = ValeYAML.keepingLastOfRepeatedKeys("""
+            a:
+              k: 1
+            b:
+              k: 2
+            k:
+              - x
+              - y
+            k: 3
+            """, keys: ["k"])
+        #expect(kept == "a:\n  k: 1\nb:\n  k: 2\nk: 3")
+        // A flow mapping is left to Yams: its error stands.
+        #expect(throws: (any Error).self) { try ValeYAML.load("swap: {a: 1, a: 2}") }
+    }
+
     @Test func occurrenceRepetitionAndConsistency() throws {
         let p = try Project(ini: baseIni, rules: [
             "Long": """
