@@ -129,8 +129,9 @@ public struct HistoryService: Sendable {
             for p in pre.removed { leaving[p.key, default: []].append((s.path, p.words)) }
         }
         let pooled = try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT key, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND day = ?",
-                             arguments: [projectKey, day]).map { (key: $0["key"] as String, path: PathBytes(Array($0["path"] as Data))) }
+            try ProgressParagraphRecord.Pooled.fetchAll(
+                db, sql: "SELECT key, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND day = ?",
+                arguments: [projectKey, day]).map { (key: $0.key, path: PathBytes(Array($0.path))) }
         }
         for s in saves {
             var movedIn: [String: Int] = [:]
@@ -162,12 +163,12 @@ public struct HistoryService: Sendable {
                 for p in outcome.movedIn {
                     // From a document of this batch: that document's own count leaves it out below.
                     if counted.contains(where: { $0.0.path != s.path && $0.1.removed.contains(p) }) { continue }
-                    if let row = try Row.fetchOne(db, sql: """
+                    if let row = try ProgressParagraphRecord.Match.fetchOne(db, sql: """
                         SELECT id, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND key = ? AND day = ? AND path != ?
                         ORDER BY id LIMIT 1
                         """, arguments: [projectKey, p.key, day, pathKey]) {
-                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row["id"] as Int64])
-                        try insertEvent(db, projectKey, row["path"] as Data, day, stamp, WordsWritten.Count(deleted: -p.words))
+                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row.id])
+                        try insertEvent(db, projectKey, row.path, day, stamp, WordsWritten.Count(deleted: -p.words))
                     }
                 }
                 // Departures that match a paragraph written whole into another document today: a
@@ -179,12 +180,12 @@ public struct HistoryService: Sendable {
                         count.deleted -= p.words
                         continue
                     }
-                    if let row = try Row.fetchOne(db, sql: """
+                    if let row = try ProgressParagraphRecord.WordsMatch.fetchOne(db, sql: """
                         SELECT id, path, words FROM progress_paragraph WHERE project = ? AND kind = 'added' AND key = ? AND day = ? AND path != ?
                         ORDER BY id LIMIT 1
                         """, arguments: [projectKey, p.key, day, pathKey]) {
-                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row["id"] as Int64])
-                        try insertEvent(db, projectKey, row["path"] as Data, day, stamp, WordsWritten.Count(written: -(row["words"] as Int)))
+                        try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row.id])
+                        try insertEvent(db, projectKey, row.path, day, stamp, WordsWritten.Count(written: -row.words))
                         count.deleted -= p.words
                     } else {
                         stillLeaving.append(p)
@@ -267,7 +268,8 @@ public struct HistoryService: Sendable {
             let today = try days(project: project, from: day, to: day)[day] ?? WordsWritten.Count()
             if today.written >= goal {
                 let fresh = try writer.write { db -> Bool in
-                    try db.execute(sql: "INSERT OR IGNORE INTO progress_goal_notice(project, day) VALUES (?, ?)", arguments: [projectKey, day])
+                    // INSERT OR IGNORE: a row is added only when the day's notice is new.
+                    try ProgressGoalNoticeRecord(project: projectKey, day: day).insert(db, onConflict: .ignore)
                     return db.changesCount > 0
                 }
                 if fresh { observed.goalReached = today.written }
@@ -284,8 +286,7 @@ public struct HistoryService: Sendable {
     /// When history first saw a project (now, on the first call).
     public func projectFirstSeen(_ project: PathBytes) throws -> Date {
         try writer.write { db in
-            try db.execute(sql: "INSERT OR IGNORE INTO history_project(project, seen_at) VALUES (?, ?)",
-                           arguments: [Data(project.bytes), RFC3339.string(Date())])
+            try HistoryProjectRecord(project: Data(project.bytes), seenAt: RFC3339.string(Date())).insert(db, onConflict: .ignore)
             let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project = ?", arguments: [Data(project.bytes)])
             return s.flatMap(RFC3339.date) ?? Date()
         }
@@ -337,11 +338,11 @@ public struct HistoryService: Sendable {
         }
         let time = RFC3339.string(now.date())
         let words = WordsWritten.wordCount(text)
+        var kept = HistorySnapshotRecord(id: nil, project: Data(project.bytes), path: Data(path.bytes), sha256: sha,
+                                         size: bytes.count, time: time, reason: reason, note: note, words: words, added: added,
+                                         removed: removed)
         let id = try writer.write { db -> Int64 in
-            try db.execute(sql: """
-                INSERT INTO history_snapshot(project, path, sha256, size, time, reason, note, words, added, removed)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [Data(project.bytes), Data(path.bytes), sha, bytes.count, time, reason, note, words, added, removed])
+            try kept.insert(db)
             return db.lastInsertedRowID
         }
         if let history { try prune(project: project, path: path, keep: history.keep) }
@@ -364,12 +365,6 @@ public struct HistoryService: Sendable {
         return (added, removed)
     }
 
-    static func record(_ row: Row) -> SnapshotRecord {
-        SnapshotRecord(rev: row["id"], path: PathBytes(Array(row["path"] as Data)).display, sha256: row["sha256"],
-                       time: row["time"], reason: row["reason"], note: row["note"], words: row["words"],
-                       added: row["added"], removed: row["removed"])
-    }
-
     /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
     func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
         try writer.read { db in
@@ -381,8 +376,8 @@ public struct HistoryService: Sendable {
     /// A document's versions, newest first, numbered from 1 (the oldest kept).
     public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
         var all = try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? ORDER BY id DESC",
-                             arguments: [Data(project.bytes), Data(path.bytes)]).map(Self.record)
+            try HistorySnapshotRecord.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? ORDER BY id DESC",
+                                               arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
         }
         for i in all.indices { all[i].number = all.count - i }
         return all
@@ -390,17 +385,17 @@ public struct HistoryService: Sendable {
 
     public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: """
+            try HistorySnapshotRecord.fetchOne(db, sql: """
                 SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND (? IS NULL OR reason = ?) ORDER BY id DESC LIMIT 1
-                """, arguments: [Data(project.bytes), Data(path.bytes), reason, reason]).map(Self.record)
+                """, arguments: [Data(project.bytes), Data(path.bytes), reason, reason])?.snapshot
         }
     }
 
     /// One version by its rev (of this document).
     public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
         try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND id = ?",
-                             arguments: [Data(project.bytes), Data(path.bytes), rev]).map(Self.record)
+            try HistorySnapshotRecord.fetchOne(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND id = ?",
+                                               arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
         }
     }
 
@@ -454,8 +449,8 @@ public struct HistoryService: Sendable {
         let projectKey = Data(project.bytes)
         let (counted, snapshots) = try writer.read { db in
             (Set(try String.fetchAll(db, sql: "SELECT DISTINCT day FROM progress_event WHERE project = ?", arguments: [projectKey])),
-             try Row.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? ORDER BY path, id", arguments: [projectKey])
-                .map(Self.record))
+             try HistorySnapshotRecord.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? ORDER BY path, id",
+                                                arguments: [projectKey]).map(\.snapshot))
         }
         var filled: [String: [(String, WordsWritten.Count)]] = [:]
         var previous: SnapshotRecord?
@@ -485,13 +480,11 @@ public struct HistoryService: Sendable {
     public func days(project: PathBytes?, from: String, to: String) throws -> [String: WordsWritten.Count] {
         try writer.read { db in
             var out: [String: WordsWritten.Count] = [:]
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try ProgressDayTotals.fetchAll(db, sql: """
                 SELECT day, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
                 WHERE (? IS NULL OR project = ?) AND day >= ? AND day <= ? GROUP BY day
                 """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }, from, to])
-            for r in rows {
-                out[r["day"]] = WordsWritten.Count(written: max(0, r["w"] as Int), imported: max(0, r["i"] as Int), deleted: max(0, r["d"] as Int))
-            }
+            for r in rows { out[r.day] = r.count }
             return out
         }
     }
@@ -499,13 +492,10 @@ public struct HistoryService: Sendable {
     /// Words written per document on one day.
     public func documents(project: PathBytes, day: String) throws -> [(path: String, count: WordsWritten.Count)] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: """
+            try ProgressPathTotals.fetchAll(db, sql: """
                 SELECT path, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
                 WHERE project = ? AND day = ? GROUP BY path ORDER BY w DESC
-                """, arguments: [Data(project.bytes), day]).map { r in
-                (path: PathBytes(Array(r["path"] as Data)).display,
-                 count: WordsWritten.Count(written: max(0, r["w"] as Int), imported: max(0, r["i"] as Int), deleted: max(0, r["d"] as Int)))
-            }
+                """, arguments: [Data(project.bytes), day]).map { r in (path: PathBytes(Array(r.path)).display, count: r.count) }
         }
     }
 
@@ -528,10 +518,10 @@ public struct HistoryService: Sendable {
     public func writtenByDay(project: PathBytes?) throws -> [String: Int] {
         try writer.read { db in
             var out: [String: Int] = [:]
-            for r in try Row.fetchAll(db, sql: """
+            for r in try ProgressDayWritten.fetchAll(db, sql: """
                 SELECT day, SUM(written) AS w FROM progress_event WHERE (? IS NULL OR project = ?) GROUP BY day
                 """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }]) {
-                out[r["day"]] = max(0, r["w"] as Int)
+                out[r.day] = max(0, r.w)
             }
             return out
         }
@@ -543,10 +533,11 @@ public struct HistoryService: Sendable {
     public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
         let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
         let row = try writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT stage FROM history_document WHERE project = ? AND path = ?", arguments: args)
+            try HistoryDocumentRecord.Stage.fetchOne(db, sql: "SELECT stage FROM history_document WHERE project = ? AND path = ?",
+                                                     arguments: args)
         }
         guard let row else { return false }
-        let old: String? = row["stage"]
+        let old = row.stage
         if old == stage { return false }
         try writer.write { db in
             try db.execute(sql: "UPDATE history_document SET stage = ? WHERE project = ? AND path = ?",
@@ -575,7 +566,7 @@ public struct HistoryService: Sendable {
 
     public func setRoundScope(_ roundID: String, _ scope: String) throws {
         try writer.write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO review_round_scope(round_id, scope) VALUES (?, ?)", arguments: [roundID, scope])
+            try ReviewRoundScopeRecord(roundId: roundID, scope: scope).insert(db, onConflict: .replace)
         }
     }
 

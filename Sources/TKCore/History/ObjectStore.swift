@@ -38,9 +38,9 @@ public struct ObjectStore: Sendable {
     /// The bytes of an object; checks them against their address.
     public func get(_ sha: String) throws -> [UInt8] {
         guard let row = try database.writer.read({ db in
-            try Row.fetchOne(db, sql: "SELECT size, data FROM history_object WHERE sha256 = ?", arguments: [sha])
+            try HistoryObjectRecord.Stored.fetchOne(db, sql: "SELECT size, data FROM history_object WHERE sha256 = ?", arguments: [sha])
         }) else { throw HistoryError.missingVersion(sha) }
-        let bytes = try Compression.decompress(Array(row["data"] as Data), expected: row["size"])
+        let bytes = try Compression.decompress(Array(row.data), expected: row.size)
         guard SHA256Digest.hex(bytes) == sha else { throw HistoryError.damagedVersion(sha) }
         return bytes
     }

@@ -112,23 +112,23 @@ public struct DocumentStateStore: Sendable {
     /// The database copy of one document's state, if any.
     public func load(project: PathBytes, document rel: PathBytes) -> Record? {
         let row = try? database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT sidecar, content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
-                             arguments: [Data(project.bytes), Data(rel.bytes)])
+            try JourneyStateRecord.Copy.fetchOne(
+                db, sql: "SELECT sidecar, content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                arguments: [Data(project.bytes), Data(rel.bytes)])
         }
         guard let row else { return nil }
-        let json: Data? = row["sidecar"]
-        let content: Data? = row["content"]
-        return Record(sidecar: json.flatMap { try? JSON.decode(ReviewSidecar.self, from: Array($0)) },
-                      content: content.map { Array($0) }, contentSha256: row["content_sha256"])
+        return Record(sidecar: row.sidecar.flatMap { try? JSON.decode(ReviewSidecar.self, from: Array($0)) },
+                      content: row.content.map { Array($0) }, contentSha256: row.contentSha256)
     }
 
     /// The document bytes recorded last (and their SHA-256), without decoding the recorded sidecar.
     public func previousContent(project: PathBytes, document rel: PathBytes) -> (content: [UInt8], sha256: String)? {
         let row = try? database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
-                             arguments: [Data(project.bytes), Data(rel.bytes)])
+            try JourneyStateRecord.Content.fetchOne(
+                db, sql: "SELECT content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                arguments: [Data(project.bytes), Data(rel.bytes)])
         }
-        guard let row, let content = row["content"] as Data?, let sha = row["content_sha256"] as String? else { return nil }
+        guard let row, let content = row.content, let sha = row.contentSha256 else { return nil }
         return (Array(content), sha)
     }
 
@@ -148,9 +148,10 @@ public struct DocumentStateStore: Sendable {
     public func documents(mentioning id: String) -> [DocumentLocation] {
         let needle = Data(#""id":"\#(id)""#.utf8)
         let rows = (try? database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT project, path FROM journey_state WHERE instr(sidecar, ?) > 0", arguments: [needle])
+            try JourneyStateRecord.Location.fetchAll(
+                db, sql: "SELECT project, path FROM journey_state WHERE instr(sidecar, ?) > 0", arguments: [needle])
         }) ?? []
-        return rows.map { DocumentLocation(project: PathBytes(Array($0["project"] as Data)), relative: PathBytes(Array($0["path"] as Data))) }
+        return rows.map { DocumentLocation(project: PathBytes(Array($0.project)), relative: PathBytes(Array($0.path))) }
     }
 
     /// What each document's recorded state was derived from (`Entry.derivedFrom`), for the given paths
@@ -165,10 +166,10 @@ public struct DocumentStateStore: Sendable {
                     if let d = try String.fetchOne(statement, arguments: [Data(project.bytes), Data(rel.bytes)]) { out[rel] = d }
                 }
             } else {
-                let rows = try Row.fetchCursor(
+                let rows = try JourneyStateRecord.Derivation.fetchCursor(
                     db, sql: "SELECT path, derived_from FROM journey_state WHERE project = ? AND derived_from IS NOT NULL",
                     arguments: [Data(project.bytes)])
-                while let row = try rows.next() { out[PathBytes(Array(row["path"] as Data))] = row["derived_from"] }
+                while let row = try rows.next() { out[PathBytes(Array(row.path))] = row.derivedFrom }
             }
             return out
         }
@@ -200,10 +201,10 @@ extension AppDatabase {
             var args: StatementArguments = []
             if let project { sql += " WHERE project = ?"; args += [Data(project.bytes)] }
             var out: [PathBytes: JourneyFact] = [:]
-            for row in try Row.fetchAll(db, sql: sql, arguments: args) {
-                let root = PathBytes(Array(row["project"] as Data))
-                let rel = PathBytes(Array(row["path"] as Data))
-                let fact = JourneyFact(stage: JourneyStage(rawValue: row["stage"]) ?? .canvas, pendingSuggestions: row["pending"])
+            for row in try JourneyStateRecord.Facts.fetchAll(db, sql: sql, arguments: args) {
+                let root = PathBytes(Array(row.project))
+                let rel = PathBytes(Array(row.path))
+                let fact = JourneyFact(stage: JourneyStage(rawValue: row.stage) ?? .canvas, pendingSuggestions: row.pending)
                 out[project == nil ? root.appending(rel) : rel] = fact
             }
             return out
@@ -214,17 +215,16 @@ extension AppDatabase {
     public func journeySummary() throws -> [PathBytes: JourneySummary] {
         try writer.read { db in
             var out: [PathBytes: JourneySummary] = [:]
-            for row in try Row.fetchAll(db, sql: """
+            for row in try JourneyStageCount.fetchAll(db, sql: """
                 SELECT journey_state.project AS root, stage, COUNT(*) AS n, SUM(pending) AS pending
                 FROM journey_state JOIN project ON project.path = journey_state.project
                 JOIN document ON document.project_id = project.id AND document.path = journey_state.path
                 GROUP BY journey_state.project, stage
                 """) {
-                let root = PathBytes(Array(row["root"] as Data))
+                let root = PathBytes(Array(row.root))
                 var s = out[root] ?? JourneySummary()
-                let stage: String = row["stage"]
-                s.stages[stage, default: 0] += row["n"] as Int
-                s.pendingSuggestions += row["pending"] as Int
+                s.stages[row.stage, default: 0] += row.n
+                s.pendingSuggestions += row.pending
                 out[root] = s
             }
             return out

@@ -44,11 +44,11 @@ extension AppDatabase {
         // Passages deleted since the last write leave the index before a new one is added.
         try forgetGonePassages(db)
         var existing: [Int64: [(id: Int64, ordinal: Int, start: Int, end: Int)]] = [:]
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        let rows = try PassageRecord.Position.fetchCursor(db.cachedStatement(sql: """
             SELECT id, ordinal, start_line, end_line, digest FROM passage WHERE document_id = ?
             """), arguments: [documentID])
         while let row = try rows.next() {
-            existing[row["digest"], default: []].append((row["id"], row["ordinal"], row["start_line"], row["end_line"]))
+            existing[row.digest, default: []].append((row.id, row.ordinal, row.startLine, row.endLine))
         }
         let move = try db.cachedStatement(sql: "UPDATE passage SET ordinal = ?, start_line = ?, end_line = ? WHERE id = ?")
         let insert = try db.cachedStatement(sql: """
@@ -89,7 +89,7 @@ extension AppDatabase {
     /// must be given the exact text each one was indexed with. Until then a gone passage is only
     /// dead weight: every query joins `passage`, and ids are never reused (AUTOINCREMENT).
     static func forgetGonePassages(_ db: Database) throws {
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT id, heading, body, size FROM passage_gone"))
+        let rows = try PassageGoneRecord.fetchCursor(db.cachedStatement(sql: "SELECT id, heading, body, size FROM passage_gone"))
         let forget = try db.cachedStatement(sql: """
             INSERT INTO passage_fts(passage_fts, rowid, heading, text) VALUES ('delete', ?, ?, ?)
             """)
@@ -98,8 +98,8 @@ extension AppDatabase {
             any = true
             // A text that cannot be unpacked (a damaged database) cannot be removed from the index;
             // its rowid is never used again and matches nothing in `passage`, so it is dropped.
-            guard let text = PassageText.unpack(Array(row["body"] as Data? ?? Data()), size: row["size"]) else { continue }
-            try forget.execute(arguments: [row["id"] as Int64, row["heading"] as String, text])
+            guard let text = PassageText.unpack(Array(row.body), size: row.size) else { continue }
+            try forget.execute(arguments: [row.id, row.heading, text])
         }
         if any { try db.execute(sql: "DELETE FROM passage_gone") }
     }
@@ -126,13 +126,13 @@ extension AppDatabase {
     public func documentsWithoutPassages(limit: Int = 1000) throws -> [(projectID: Int64, root: PathBytes, path: PathBytes, sha256: String)] {
         try writer.read { db in
             // The ids from `passage_pending` (kept by the document writes), then those few rows.
-            try Row.fetchAll(db, sql: """
+            try UnwrittenDocumentRow.fetchAll(db, sql: """
                 SELECT d.project_id, p.path AS root, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id
                 WHERE d.id IN (SELECT q.document_id FROM passage_pending q JOIN document c ON c.id = q.document_id
                                ORDER BY q.document_id LIMIT ?)
                 ORDER BY d.id
                 """, arguments: [limit]).map { row in
-                (row["project_id"], PathBytes(Array(row["root"] as Data)), PathBytes(Array(row["path"] as Data)), row["sha256"])
+                (row.projectId, PathBytes(Array(row.root)), PathBytes(Array(row.path)), row.sha256)
             }
         }
     }
@@ -163,17 +163,13 @@ extension AppDatabase {
 
     func storedPassages(where clause: String, _ args: StatementArguments, order: String = "p.id") throws -> [StoredPassage] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: """
+            // A passage whose text cannot be unpacked (a damaged row) is left out.
+            try StoredPassageRow.fetchAll(db, sql: """
                 SELECT p.id, p.document_id, d.project_id, pr.path AS root, d.path, p.start_line, p.end_line,
                        p.heading, p.body, p.size
                 FROM passage p JOIN document d ON d.id = p.document_id JOIN project pr ON pr.id = d.project_id
                 WHERE \(clause) ORDER BY \(order)
-                """, arguments: args).compactMap { row in
-                guard let text = PassageText.unpack(Array(row["body"] as Data? ?? Data()), size: row["size"]) else { return nil }
-                return StoredPassage(id: row["id"], documentID: row["document_id"], projectID: row["project_id"],
-                                     project: PathBytes(Array(row["root"] as Data)), path: PathBytes(Array(row["path"] as Data)),
-                                     startLine: row["start_line"], endLine: row["end_line"], heading: row["heading"], text: text)
-            }
+                """, arguments: args).compactMap(\.passage)
         }
     }
 

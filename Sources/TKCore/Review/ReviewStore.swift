@@ -59,35 +59,6 @@ public struct ReviewStore: Sendable {
         queued_at, started_at, finished_at, error
         """
 
-    static func record(_ row: Row) -> ReviewRoundRecord {
-        let advisorsText: String? = row["advisors"]
-        let advisors = advisorsText.flatMap { try? JSON.decode([String].self, from: Array($0.utf8)) }
-        var r = ReviewRoundRecord(
-            id: row["id"], project: PathBytes(Array(row["project"] as Data)), document: PathBytes(Array(row["document"] as Data)),
-            status: RoundStatus(rawValue: row["status"]) ?? .failed, manual: row["manual"], skipQuiet: row["skip_quiet"],
-            advisors: advisors, queuedAt: row["queued_at"])
-        r.reason = row["reason"]; r.contentSha = row["content_sha"]; r.promptHash = row["prompt_hash"]
-        r.provider = row["provider"]; r.model = row["model"]; r.inputTokens = row["input_tokens"]
-        r.outputTokens = row["output_tokens"]; r.costUsd = row["cost_usd"]; r.attempts = row["attempts"]; r.tries = row["tries"]
-        r.suggestions = row["suggestions"]; r.unanchored = row["unanchored"]
-        r.truncated = (row["truncated"] as Int?).map { $0 != 0 }
-        r.ownerPid = (row["owner_pid"] as Int64?).map { Int32(truncatingIfNeeded: $0) }
-        r.notBefore = row["not_before"]; r.startedAt = row["started_at"]; r.finishedAt = row["finished_at"]
-        r.error = row["error"]
-        return r
-    }
-
-    static func arguments(_ r: ReviewRoundRecord) -> StatementArguments {
-        let advisors: String? = r.advisors.map { JSON.string($0, pretty: false) }
-        let truncated: Int? = r.truncated.map { $0 ? 1 : 0 }
-        let pid: Int64? = r.ownerPid.map { Int64($0) }
-        var args: StatementArguments = [r.id, Data(r.project.bytes), Data(r.document.bytes), r.status.rawValue, r.manual,
-                                        r.skipQuiet, r.reason, advisors, r.contentSha, r.promptHash, r.provider, r.model]
-        args += [r.inputTokens, r.outputTokens, r.costUsd, r.attempts, r.tries, r.suggestions, r.unanchored, truncated, pid,
-                 r.notBefore, r.queuedAt, r.startedAt, r.finishedAt, r.error]
-        return args
-    }
-
     /// A new round id: `r` and 12 hex digits.
     public static func newID() -> String {
         "r" + SHA256Digest.hex(Array("\(UUID().uuidString) \(Date().timeIntervalSince1970)".utf8)).prefix(12)
@@ -99,58 +70,53 @@ public struct ReviewStore: Sendable {
     public func enqueue(project: PathBytes, document: PathBytes, manual: Bool, skipQuiet: Bool, advisors: [String]?,
                         now: Date = Date()) throws -> (round: ReviewRoundRecord, created: Bool) {
         try database.writer.write { db in
-            if let row = try Row.fetchOne(db, sql: """
+            if var r = try ReviewRoundRecord.fetchOne(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
                 ORDER BY queued_at LIMIT 1
                 """, arguments: [Data(project.bytes), Data(document.bytes)]) {
-                var r = Self.record(row)
                 r.manual = r.manual || manual
                 r.skipQuiet = r.skipQuiet || skipQuiet
                 if let advisors { r.advisors = advisors }
                 try db.execute(sql: "UPDATE review_round SET manual = ?, skip_quiet = ?, advisors = ? WHERE id = ?",
-                               arguments: [r.manual, r.skipQuiet, r.advisors.map { JSON.string($0, pretty: false) }, r.id])
+                               arguments: [r.manual, r.skipQuiet, ReviewRoundRecord.advisorsText(r.advisors), r.id])
                 return (r, false)
             }
             let r = ReviewRoundRecord(id: Self.newID(), project: project, document: document, manual: manual,
                                       skipQuiet: skipQuiet, advisors: advisors, queuedAt: RFC3339.string(now))
-            try db.execute(sql: "INSERT INTO review_round(\(Self.columns)) VALUES (\(Array(repeating: "?", count: 26).joined(separator: ", ")))",
-                           arguments: Self.arguments(r))
+            try r.insert(db)
             return (r, true)
         }
     }
 
     /// Writes every field of a round.
     public func update(_ r: ReviewRoundRecord) throws {
-        let names = Self.columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-        let assignments = names.map { "\($0) = ?" }.joined(separator: ", ")
-        var args = Self.arguments(r)
-        args += [r.id]
         try database.writer.write { db in
-            try db.execute(sql: "UPDATE review_round SET \(assignments) WHERE id = ?", arguments: args)
+            // A round no longer in the table stays gone (as with the plain UPDATE this replaced).
+            do { try r.update(db) } catch RecordError.recordNotFound {}
         }
     }
 
     public func round(id: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map(Self.record)
+            try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id])
         }
     }
 
     /// Rounds that have not started, oldest first.
     public func pending() throws -> [ReviewRoundRecord] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
+            try ReviewRoundRecord.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE status IN ('queued', 'waiting') ORDER BY queued_at, rowid
-                """).map(Self.record)
+                """)
         }
     }
 
     /// The rounds of one document, oldest first.
     public func rounds(project: PathBytes, document: PathBytes) throws -> [ReviewRoundRecord] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: """
+            try ReviewRoundRecord.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? ORDER BY queued_at, rowid
-                """, arguments: [Data(project.bytes), Data(document.bytes)]).map(Self.record)
+                """, arguments: [Data(project.bytes), Data(document.bytes)])
         }
     }
 
@@ -163,7 +129,7 @@ public struct ReviewStore: Sendable {
                 WHERE id = ? AND status IN ('queued', 'waiting')
                 """, arguments: [Int64(pid), RFC3339.string(now), id])
             guard db.changesCount == 1 else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id]).map(Self.record)
+            return try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id])
         }
     }
 
@@ -171,8 +137,8 @@ public struct ReviewStore: Sendable {
     /// - Returns: the rounds put back.
     public func recoverInterrupted(isAlive: (Int32) -> Bool) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
-            let stale = try Row.fetchAll(db, sql: "SELECT \(Self.columns) FROM review_round WHERE status = 'running'")
-                .map(Self.record).filter { r in r.ownerPid.map { !isAlive($0) } ?? true }
+            let stale = try ReviewRoundRecord.fetchAll(db, sql: "SELECT \(Self.columns) FROM review_round WHERE status = 'running'")
+                .filter { r in r.ownerPid.map { !isAlive($0) } ?? true }
             var out: [ReviewRoundRecord] = []
             for var r in stale {
                 r.status = .queued
@@ -191,10 +157,10 @@ public struct ReviewStore: Sendable {
     /// A finished round of the same document that saw the same content with the same prompt.
     public func cached(project: PathBytes, document: PathBytes, contentSha: String, promptHash: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
-            try Row.fetchOne(db, sql: """
+            try ReviewRoundRecord.fetchOne(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND content_sha = ? AND prompt_hash = ?
                 AND status = 'done' ORDER BY finished_at DESC LIMIT 1
-                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash]).map(Self.record)
+                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash])
         }
     }
 
@@ -213,9 +179,9 @@ public struct ReviewStore: Sendable {
     /// Forgets the pending rounds of a deleted document.
     public func cancelPending(project: PathBytes, document: PathBytes, reason: String, now: Date = Date()) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
-            let rows = try Row.fetchAll(db, sql: """
+            let rows = try ReviewRoundRecord.fetchAll(db, sql: """
                 SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
-                """, arguments: [Data(project.bytes), Data(document.bytes)]).map(Self.record)
+                """, arguments: [Data(project.bytes), Data(document.bytes)])
             try db.execute(sql: """
                 UPDATE review_round SET status = 'failed', reason = ?, finished_at = ?
                 WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
@@ -237,11 +203,10 @@ public struct ReviewStore: Sendable {
 
     public func setBaseline(project: PathBytes, document: PathBytes, contentSha: String, words: [UInt32], now: Date = Date()) throws {
         try database.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO review_baseline(project, document, content_sha, words, updated_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(project, document) DO UPDATE SET content_sha = excluded.content_sha, words = excluded.words,
-                updated_at = excluded.updated_at
-                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, ReviewPolicy.encode(words), RFC3339.string(now)])
+            // INSERT … ON CONFLICT DO UPDATE of every column but the key (project, document), its only
+            // uniqueness constraint.
+            try ReviewBaselineRecord(project: Data(project.bytes), document: Data(document.bytes), contentSha: contentSha,
+                                     words: ReviewPolicy.encode(words), updatedAt: RFC3339.string(now)).upsert(db)
         }
     }
 
@@ -251,12 +216,11 @@ public struct ReviewStore: Sendable {
     public func counts(now: Date = Date()) throws -> StatusSnapshot.Queue {
         try database.writer.read { db in
             var q = StatusSnapshot.Queue()
-            for row in try Row.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM review_round GROUP BY status") {
-                let n: Int = row["n"]
-                switch RoundStatus(rawValue: row["status"]) {
-                case .queued: q.queued = n
-                case .waiting: q.waiting = n
-                case .running: q.running = n
+            for row in try ReviewStatusCount.fetchAll(db, sql: "SELECT status, COUNT(*) AS n FROM review_round GROUP BY status") {
+                switch RoundStatus(rawValue: row.status) {
+                case .queued: q.queued = row.n
+                case .waiting: q.waiting = row.n
+                case .running: q.running = row.n
                 default: break
                 }
             }
@@ -273,10 +237,10 @@ public struct ReviewStore: Sendable {
     /// One line per waiting round: why it waits.
     public func waitingReasons() throws -> [String] {
         try database.writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT document, reason FROM review_round WHERE status = 'waiting' ORDER BY queued_at")
+            try ReviewWaitingRow.fetchAll(db, sql: "SELECT document, reason FROM review_round WHERE status = 'waiting' ORDER BY queued_at")
                 .map { row in
-                    let doc = PathBytes(Array(row["document"] as Data)).display
-                    return "review of \(doc) waiting: \((row["reason"] as String?) ?? "no reason recorded")"
+                    let doc = PathBytes(Array(row.document)).display
+                    return "review of \(doc) waiting: \(row.reason ?? "no reason recorded")"
                 }
         }
     }

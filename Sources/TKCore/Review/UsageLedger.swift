@@ -42,13 +42,10 @@ public struct UsageLedger: Sendable {
     ///   - local: a local model (Ollama, a localhost server): never counted against the budget.
     public func record(provider: String, model: String, usage: LLMUsage, costUsd: Double, kind: Kind,
                        local: Bool = false, at date: Date = Date()) throws {
-        try database.writer.write { db in
-            try db.execute(sql: """
-                INSERT INTO usage_ledger(at, day, month, provider, model, input_tokens, output_tokens, cost_usd, kind, local)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [RFC3339.string(date), Self.day(date), Self.month(date), provider, model,
-                                 usage.inputTokens, usage.outputTokens, costUsd, kind.rawValue, local])
-        }
+        var call = UsageLedgerRecord(id: nil, at: RFC3339.string(date), day: Self.day(date), month: Self.month(date),
+                                     provider: provider, model: model, inputTokens: usage.inputTokens,
+                                     outputTokens: usage.outputTokens, costUsd: costUsd, kind: kind.rawValue, local: local)
+        try database.writer.write { db in try call.insert(db) }
     }
 
     /// What was spent today and this month (UTC).
@@ -70,11 +67,11 @@ public struct UsageLedger: Sendable {
     /// nothing was paid for it yet. Used to estimate a round before it is sent.
     public func costPerInputToken(provider: String, model: String) throws -> Double? {
         try database.writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let row = try UsageCostRow.fetchOne(db, sql: """
                 SELECT SUM(cost_usd) AS cost, SUM(input_tokens) AS input FROM usage_ledger
                 WHERE provider = ? AND model = ? AND cost_usd > 0
                 """, arguments: [provider, model]),
-                let cost = row["cost"] as Double?, let input = row["input"] as Int?, input > 0
+                let cost = row.cost, let input = row.input, input > 0
             else { return nil }
             return cost / Double(input)
         }
@@ -83,14 +80,14 @@ public struct UsageLedger: Sendable {
     /// Sums by day (newest first, at most `days`), by month, and by provider and model.
     public func report(days: Int = 31) throws -> (days: [Line], months: [Line], models: [Line]) {
         try database.writer.read { db in
-            let byDay = try Row.fetchAll(db, sql: Self.grouped("day") + " ORDER BY day DESC LIMIT ?", arguments: [days])
-                .map { Line(key: $0["k"], provider: nil, totals: Self.totals($0)) }
-            let byMonth = try Row.fetchAll(db, sql: Self.grouped("month") + " ORDER BY month DESC")
-                .map { Line(key: $0["k"], provider: nil, totals: Self.totals($0)) }
-            let byModel = try Row.fetchAll(db, sql: """
+            let byDay = try UsageLineRow.fetchAll(db, sql: Self.grouped("day") + " ORDER BY day DESC LIMIT ?", arguments: [days])
+                .map { Line(key: $0.k, provider: nil, totals: $0.totals) }
+            let byMonth = try UsageLineRow.fetchAll(db, sql: Self.grouped("month") + " ORDER BY month DESC")
+                .map { Line(key: $0.k, provider: nil, totals: $0.totals) }
+            let byModel = try UsageLineRow.fetchAll(db, sql: """
                 SELECT provider, model AS k, COUNT(*) AS calls, SUM(input_tokens) AS input, SUM(output_tokens) AS output,
                        SUM(cost_usd) AS cost FROM usage_ledger GROUP BY provider, model ORDER BY cost DESC, provider, model
-                """).map { Line(key: $0["k"], provider: $0["provider"], totals: Self.totals($0)) }
+                """).map { Line(key: $0.k, provider: $0.provider, totals: $0.totals) }
             return (byDay, byMonth, byModel)
         }
     }
@@ -102,16 +99,11 @@ public struct UsageLedger: Sendable {
         """
     }
 
-    static func totals(_ row: Row) -> Totals {
-        Totals(calls: row["calls"] ?? 0, inputTokens: row["input"] ?? 0, outputTokens: row["output"] ?? 0,
-               costUsd: row["cost"] ?? 0)
-    }
-
     static func sum(_ db: Database, where clause: String, _ args: StatementArguments) throws -> Totals {
-        guard let row = try Row.fetchOne(db, sql: """
+        guard let row = try UsageTotalsRow.fetchOne(db, sql: """
             SELECT COUNT(*) AS calls, COALESCE(SUM(input_tokens), 0) AS input, COALESCE(SUM(output_tokens), 0) AS output,
                    COALESCE(SUM(cost_usd), 0) AS cost FROM usage_ledger WHERE \(clause)
             """, arguments: args) else { return Totals() }
-        return totals(row)
+        return row.totals
     }
 }

@@ -8,8 +8,8 @@ extension AppDatabase {
             if let id = try Int64.fetchOne(db, sql: "SELECT id FROM project WHERE path = ?", arguments: [Data(root.bytes)]) {
                 return id
             }
-            try db.execute(sql: "INSERT INTO project(path, added_at) VALUES (?, ?)",
-                           arguments: [Data(root.bytes), RFC3339.string(now)])
+            var project = ProjectRecord(id: nil, path: Data(root.bytes), addedAt: RFC3339.string(now))
+            try project.insert(db)
             return db.lastInsertedRowID
         }
     }
@@ -17,8 +17,8 @@ extension AppDatabase {
     /// Every project root known to the index, with its id.
     public func projects() throws -> [(id: Int64, root: PathBytes)] {
         try writer.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, path FROM project ORDER BY path").map { row in
-                (id: row["id"], root: PathBytes(Array(row["path"] as Data)))
+            try ProjectRecord.Root.fetchAll(db, sql: "SELECT id, path FROM project ORDER BY path").map { row in
+                (id: row.id, root: PathBytes(Array(row.path)))
             }
         }
     }
@@ -30,8 +30,8 @@ extension AppDatabase {
                 return
             }
             let fts = FullTextIndex(db)
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, title, headings, tags, body FROM document WHERE project_id = ?",
-                                           arguments: [id])
+            let rows = try DocumentRecord.FullTextEntry.fetchCursor(
+                db, sql: "SELECT id, title, headings, tags, body FROM document WHERE project_id = ?", arguments: [id])
             while let row = try rows.next() { try fts.remove(row) }
             try db.execute(sql: "DELETE FROM passage_pending WHERE document_id IN (SELECT id FROM document WHERE project_id = ?)",
                            arguments: [id])
@@ -50,12 +50,8 @@ extension AppDatabase {
                 args += [Data(lo), Data(hi)]
             }
             var out: [PathBytes: Fingerprint] = [:]
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: args)
-            while let row = try rows.next() {
-                out[PathBytes(Array(row["path"] as Data))] = Fingerprint(
-                    size: row["size"], mtimeNs: row["mtime_ns"], ctimeNs: row["ctime_ns"],
-                    inode: row["inode"], sha256: row["sha256"])
-            }
+            let rows = try DocumentRecord.PathStat.fetchCursor(db, sql: sql, arguments: args)
+            while let row = try rows.next() { out[PathBytes(Array(row.path))] = row.fingerprint }
             return out
         }
     }
@@ -63,11 +59,9 @@ extension AppDatabase {
     /// The fingerprint of one document, if indexed.
     public func fingerprints(projectID: Int64, exact path: PathBytes) throws -> Fingerprint? {
         try writer.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
+            try DocumentRecord.Stat.fetchOne(db, sql: """
                 SELECT size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ? AND path = ?
-                """, arguments: [projectID, Data(path.bytes)]) else { return nil }
-            return Fingerprint(size: row["size"], mtimeNs: row["mtime_ns"], ctimeNs: row["ctime_ns"],
-                               inode: row["inode"], sha256: row["sha256"])
+                """, arguments: [projectID, Data(path.bytes)])?.fingerprint
         }
     }
 
@@ -108,8 +102,8 @@ extension AppDatabase {
                 let headings = d.headings.joined(separator: "\n"), tags = d.tags.joined(separator: " ")
                 let path = Data(d.relativePath.bytes)
                 let id: Int64
-                if let old = try Row.fetchOne(existing, arguments: [projectID, path]) {
-                    id = old["id"]
+                if let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, path]) {
+                    id = old.id
                     try fts.remove(old)
                     try update.execute(arguments: [
                         d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode), d.sha256, d.words,
@@ -139,10 +133,12 @@ extension AppDatabase {
             let del = try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?")
             let unlist = try db.cachedStatement(sql: "DELETE FROM passage_pending WHERE document_id = ?")
             for path in deletions {
-                guard let old = try Row.fetchOne(existing, arguments: [projectID, Data(path.bytes)]) else { continue }
+                guard let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, Data(path.bytes)]) else {
+                    continue
+                }
                 try fts.remove(old)
-                try unlist.execute(arguments: [old["id"] as Int64])
-                try del.execute(arguments: [old["id"] as Int64])
+                try unlist.execute(arguments: [old.id])
+                try del.execute(arguments: [old.id])
             }
         }
     }
@@ -151,11 +147,11 @@ extension AppDatabase {
     public func documentProblems(projectID: Int64) throws -> [PathBytes: String] {
         try writer.read { db in
             var out: [PathBytes: String] = [:]
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try DocumentRecord.Problem.fetchCursor(db, sql: """
                 SELECT path, problem FROM document WHERE project_id = ? AND problem IS NOT NULL
                 """, arguments: [projectID])
             while let row = try rows.next() {
-                out[PathBytes(Array(row["path"] as Data))] = row["problem"]
+                out[PathBytes(Array(row.path))] = row.problem
             }
             return out
         }
@@ -172,12 +168,11 @@ extension AppDatabase {
             var args: StatementArguments = []
             if let project { sql += " WHERE project.path = ?"; args += [Data(project.bytes)] }
             sql += " ORDER BY project.path, document.path"
-            return try Row.fetchAll(db, sql: sql, arguments: args).map { row in
+            return try DocumentSummaryRow.fetchAll(db, sql: sql, arguments: args).map { row in
                 DocumentSummary(
-                    project: PathBytes(Array(row["root"] as Data)).display,
-                    path: PathBytes(Array(row["path"] as Data)).display,
-                    sha256: row["sha256"], words: row["words"], title: row["title"],
-                    stage: nil, pendingSuggestions: 0, indexedAt: row["indexed_at"])
+                    project: PathBytes(Array(row.root)).display, path: PathBytes(Array(row.path)).display,
+                    sha256: row.sha256, words: row.words, title: row.title,
+                    stage: nil, pendingSuggestions: 0, indexedAt: row.indexedAt)
             }
         }
     }
@@ -195,13 +190,12 @@ extension AppDatabase {
         try writer.read { db in
             var per: [PathBytes: Int] = [:]
             var total = 0
-            for row in try Row.fetchAll(db, sql: """
+            for row in try ProjectDocumentCount.fetchAll(db, sql: """
                 SELECT project.path AS root, COUNT(document.id) AS n FROM project
                 LEFT JOIN document ON document.project_id = project.id GROUP BY project.id
                 """) {
-                let n: Int = row["n"]
-                per[PathBytes(Array(row["root"] as Data))] = n
-                total += n
+                per[PathBytes(Array(row.root))] = row.n
+                total += row.n
             }
             return (total, per.count, per)
         }
@@ -303,11 +297,10 @@ struct FullTextIndex {
             .execute(arguments: [id, title, headings, tags, body])
     }
 
-    /// Removes a document's entry; `row` holds its `id, title, headings, tags, body` as stored.
-    func remove(_ row: Row) throws {
+    /// Removes a document's entry, given as stored.
+    func remove(_ entry: DocumentRecord.FullTextEntry) throws {
         try db.cachedStatement(sql: """
             INSERT INTO document_fts(document_fts, rowid, title, headings, tags, body) VALUES ('delete', ?, ?, ?, ?, ?)
-            """).execute(arguments: [row["id"] as Int64, row["title"] as String, row["headings"] as String,
-                                     row["tags"] as String, row["body"] as String])
+            """).execute(arguments: [entry.id, entry.title, entry.headings, entry.tags, entry.body])
     }
 }

@@ -18,14 +18,134 @@ public struct DocumentRecord: Codable, Sendable, FetchableRecord, MutablePersist
     public var tags: String
     public var body: String
     public var indexedAt: String
+    /// A problem found when the document was last read (broken front matter), shown by `status`.
+    public var problem: String?
 
     enum CodingKeys: String, CodingKey {
-        case id, path, size, inode, sha256, words, title, headings, tags, body
+        case id, path, size, inode, sha256, words, title, headings, tags, body, problem
         case projectId = "project_id", mtimeNs = "mtime_ns", ctimeNs = "ctime_ns", indexedAt = "indexed_at"
+    }
+
+    public enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let projectId = Column(CodingKeys.projectId)
+        static let path = Column(CodingKeys.path)
+        static let size = Column(CodingKeys.size)
+        static let mtimeNs = Column(CodingKeys.mtimeNs)
+        static let ctimeNs = Column(CodingKeys.ctimeNs)
+        static let inode = Column(CodingKeys.inode)
+        static let sha256 = Column(CodingKeys.sha256)
+        static let words = Column(CodingKeys.words)
+        static let title = Column(CodingKeys.title)
+        static let headings = Column(CodingKeys.headings)
+        static let tags = Column(CodingKeys.tags)
+        static let body = Column(CodingKeys.body)
+        static let indexedAt = Column(CodingKeys.indexedAt)
+        static let problem = Column(CodingKeys.problem)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
     public var pathBytes: PathBytes { PathBytes(Array(path)) }
+}
+
+// Parts of `document` rows. The index writer and the scans read these for every document (17,000
+// on the large corpus), so they read their columns by hand rather than through `Decodable`.
+
+extension DocumentRecord {
+    /// `id, title, headings, tags, body`: a document's entry in `document_fts`, as stored (an entry
+    /// is removed with exactly the values it was added with).
+    struct FullTextEntry: FetchableRecord {
+        var id: Int64
+        var title: String
+        var headings: String
+        var tags: String
+        var body: String
+
+        init(row: Row) throws {
+            id = try row.decode(forColumn: Columns.id)
+            title = try row.decode(forColumn: Columns.title)
+            headings = try row.decode(forColumn: Columns.headings)
+            tags = try row.decode(forColumn: Columns.tags)
+            body = try row.decode(forColumn: Columns.body)
+        }
+    }
+
+    /// `size, mtime_ns, ctime_ns, inode, sha256`: a document's fingerprint.
+    struct Stat: FetchableRecord {
+        var fingerprint: Fingerprint
+
+        init(row: Row) throws {
+            fingerprint = Fingerprint(
+                size: try row.decode(forColumn: Columns.size), mtimeNs: try row.decode(forColumn: Columns.mtimeNs),
+                ctimeNs: try row.decode(forColumn: Columns.ctimeNs), inode: try row.decode(forColumn: Columns.inode),
+                sha256: try row.decode(forColumn: Columns.sha256))
+        }
+    }
+
+    /// `path` and the fingerprint columns.
+    struct PathStat: FetchableRecord {
+        var path: Data
+        var fingerprint: Fingerprint
+
+        init(row: Row) throws {
+            path = try row.decode(forColumn: Columns.path)
+            fingerprint = try Stat(row: row).fingerprint
+        }
+    }
+
+    /// `path, problem`.
+    struct Problem: Decodable, FetchableRecord {
+        var path: Data
+        var problem: String?
+    }
+}
+
+/// A document with its project's root, as `documents --json` lists it.
+struct DocumentSummaryRow: Decodable, FetchableRecord {
+    var root: Data
+    var path: Data
+    var sha256: String
+    var words: Int
+    var title: String
+    var indexedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case root, path, sha256, words, title
+        case indexedAt = "indexed_at"
+    }
+}
+
+/// A project's root and how many documents it has (`n`).
+struct ProjectDocumentCount: Decodable, FetchableRecord {
+    var root: Data
+    var n: Int
+}
+
+/// `project`: a project root known to the index.
+struct ProjectRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "project"
+    var id: Int64?
+    var path: Data
+    var addedAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, path
+        case addedAt = "added_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let path = Column(CodingKeys.path)
+        static let addedAt = Column(CodingKeys.addedAt)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// `id, path`.
+    struct Root: Decodable, FetchableRecord {
+        var id: Int64
+        var path: Data
+    }
 }
 
 /// What is needed to tell whether a file changed since it was indexed.

@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+
+// The history and progress tables as GRDB records (`AppDatabase.registerProgressMigrations`).
+
+/// `history_document`: the last version seen of a document, and its journey stage as last seen here.
+struct HistoryDocumentRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "history_document"
+    var project: Data
+    var path: Data
+    var sha256: String
+    var words: Int
+    var seenAt: String
+    /// NULL until `HistoryService.stageSeen` first sees the document.
+    var stage: String?
+
+    enum CodingKeys: String, CodingKey {
+        case project, path, sha256, words, stage
+        case seenAt = "seen_at"
+    }
+
+    enum Columns {
+        static let project = Column(CodingKeys.project)
+        static let path = Column(CodingKeys.path)
+        static let sha256 = Column(CodingKeys.sha256)
+        static let words = Column(CodingKeys.words)
+        static let seenAt = Column(CodingKeys.seenAt)
+        static let stage = Column(CodingKeys.stage)
+    }
+
+    /// `stage` alone (a row with a NULL stage is not a missing row).
+    struct Stage: Decodable, FetchableRecord {
+        var stage: String?
+    }
+}
+
+/// `history_project`: when history first saw a project.
+struct HistoryProjectRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "history_project"
+    var project: Data
+    var seenAt: String
+
+    enum CodingKeys: String, CodingKey {
+        case project
+        case seenAt = "seen_at"
+    }
+
+    enum Columns {
+        static let project = Column(CodingKeys.project)
+        static let seenAt = Column(CodingKeys.seenAt)
+    }
+}
+
+/// `history_object`: the compressed bytes of a version, by their SHA-256.
+struct HistoryObjectRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "history_object"
+    var sha256: String
+    /// The size of the bytes uncompressed.
+    var size: Int
+    var data: Data
+
+    enum Columns {
+        static let sha256 = Column(CodingKeys.sha256)
+        static let size = Column(CodingKeys.size)
+        static let data = Column(CodingKeys.data)
+    }
+
+    /// `size, data`: an object as `ObjectStore.get` reads it (the size read as optional, as it
+    /// always was: without it, the bytes are decompressed without knowing their size).
+    struct Stored: Decodable, FetchableRecord {
+        var size: Int?
+        var data: Data
+    }
+}
+
+/// `history_snapshot`: one version kept of a document.
+struct HistorySnapshotRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "history_snapshot"
+    var id: Int64?
+    var project: Data
+    var path: Data
+    var sha256: String
+    var size: Int
+    var time: String
+    var reason: String
+    var note: String?
+    var words: Int
+    var added: Int
+    var removed: Int
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let project = Column(CodingKeys.project)
+        static let path = Column(CodingKeys.path)
+        static let sha256 = Column(CodingKeys.sha256)
+        static let size = Column(CodingKeys.size)
+        static let time = Column(CodingKeys.time)
+        static let reason = Column(CodingKeys.reason)
+        static let note = Column(CodingKeys.note)
+        static let words = Column(CodingKeys.words)
+        static let added = Column(CodingKeys.added)
+        static let removed = Column(CodingKeys.removed)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// The version as `history` shows it (not numbered).
+    var snapshot: SnapshotRecord {
+        // A row read from the table always has its id.
+        SnapshotRecord(rev: id ?? 0, path: PathBytes(Array(path)).display, sha256: sha256, time: time, reason: reason,
+                       note: note, words: words, added: added, removed: removed)
+    }
+}
+
+/// `progress_event`: what one save wrote (negative rows correct a same-day move found later).
+struct ProgressEventRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "progress_event"
+    var id: Int64?
+    var project: Data
+    var path: Data
+    var day: String
+    var time: String
+    var written: Int
+    var imported: Int
+    var deleted: Int
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let project = Column(CodingKeys.project)
+        static let path = Column(CodingKeys.path)
+        static let day = Column(CodingKeys.day)
+        static let time = Column(CodingKeys.time)
+        static let written = Column(CodingKeys.written)
+        static let imported = Column(CodingKeys.imported)
+        static let deleted = Column(CodingKeys.deleted)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}
+
+/// `progress_event` summed by day (`w`, `i`, `d`: written, imported, deleted).
+struct ProgressDayTotals: Decodable, FetchableRecord {
+    var day: String
+    var w: Int
+    var i: Int
+    var d: Int
+
+    var count: WordsWritten.Count { WordsWritten.Count(written: max(0, w), imported: max(0, i), deleted: max(0, d)) }
+}
+
+/// `progress_event` summed by document (`w`, `i`, `d`: written, imported, deleted).
+struct ProgressPathTotals: Decodable, FetchableRecord {
+    var path: Data
+    var w: Int
+    var i: Int
+    var d: Int
+
+    var count: WordsWritten.Count { WordsWritten.Count(written: max(0, w), imported: max(0, i), deleted: max(0, d)) }
+}
+
+/// The words written of a day (`w`).
+struct ProgressDayWritten: Decodable, FetchableRecord {
+    var day: String
+    var w: Int
+}
+
+/// `progress_paragraph`: a paragraph that recently left a document (kind `removed`) or arrived whole
+/// in one (kind `added`).
+struct ProgressParagraphRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "progress_paragraph"
+    var id: Int64?
+    var project: Data
+    var path: Data
+    var kind: String
+    var key: String
+    var words: Int
+    var day: String
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let project = Column(CodingKeys.project)
+        static let path = Column(CodingKeys.path)
+        static let kind = Column(CodingKeys.kind)
+        static let key = Column(CodingKeys.key)
+        static let words = Column(CodingKeys.words)
+        static let day = Column(CodingKeys.day)
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+
+    /// `key, path`: a paragraph of the day's pool.
+    struct Pooled: Decodable, FetchableRecord {
+        var key: String
+        var path: Data
+    }
+
+    /// `id, path`: the paragraph a move matched.
+    struct Match: Decodable, FetchableRecord {
+        var id: Int64
+        var path: Data
+    }
+
+    /// `id, path, words`: the paragraph a move matched, with its words.
+    struct WordsMatch: Decodable, FetchableRecord {
+        var id: Int64
+        var path: Data
+        var words: Int
+    }
+}
+
+/// `progress_goal_notice`: a day whose goal-reached notification was shown.
+struct ProgressGoalNoticeRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "progress_goal_notice"
+    var project: Data
+    var day: String
+
+    enum Columns {
+        static let project = Column(CodingKeys.project)
+        static let day = Column(CodingKeys.day)
+    }
+}
+
+/// `review_round_scope`: the scope a round was asked for (`review --scope`).
+struct ReviewRoundScopeRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "review_round_scope"
+    var roundId: String
+    var scope: String
+
+    enum CodingKeys: String, CodingKey {
+        case scope
+        case roundId = "round_id"
+    }
+
+    enum Columns {
+        static let roundId = Column(CodingKeys.roundId)
+        static let scope = Column(CodingKeys.scope)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+// The journey tables as GRDB records (`AppDatabase.registerJourneyMigrations`, `registerStateMigrations`).
+
+/// `journey_state`: one document's sidecar as last written, its stage and pending count, and the
+/// bytes it describes.
+struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "journey_state"
+    var project: Data
+    var path: Data
+    /// The sidecar as compact JSON.
+    var sidecar: Data
+    var stage: String
+    var pending: Int
+    /// NULL when too large to keep, or when nothing pending needs it.
+    var content: Data?
+    var contentSha256: String?
+    var updatedAt: String
+    /// `DocumentStateStore.Entry.derivedFrom`.
+    var derivedFrom: String?
+
+    enum CodingKeys: String, CodingKey {
+        case project, path, sidecar, stage, pending, content
+        case contentSha256 = "content_sha256", updatedAt = "updated_at", derivedFrom = "derived_from"
+    }
+
+    enum Columns {
+        static let project = Column(CodingKeys.project)
+        static let path = Column(CodingKeys.path)
+        static let sidecar = Column(CodingKeys.sidecar)
+        static let stage = Column(CodingKeys.stage)
+        static let pending = Column(CodingKeys.pending)
+        static let content = Column(CodingKeys.content)
+        static let contentSha256 = Column(CodingKeys.contentSha256)
+        static let updatedAt = Column(CodingKeys.updatedAt)
+        static let derivedFrom = Column(CodingKeys.derivedFrom)
+    }
+
+    /// `sidecar, content, content_sha256`: what `DocumentStateStore.load` returns (the sidecar read
+    /// as optional, as it always was).
+    struct Copy: Decodable, FetchableRecord {
+        var sidecar: Data?
+        var content: Data?
+        var contentSha256: String?
+        enum CodingKeys: String, CodingKey { case sidecar, content, contentSha256 = "content_sha256" }
+    }
+
+    /// `content, content_sha256`: the bytes recorded last.
+    struct Content: Decodable, FetchableRecord {
+        var content: Data?
+        var contentSha256: String?
+        enum CodingKeys: String, CodingKey { case content, contentSha256 = "content_sha256" }
+    }
+
+    /// `project, path`: where a recorded document is.
+    struct Location: Decodable, FetchableRecord {
+        var project: Data
+        var path: Data
+    }
+
+    /// `path, derived_from`. Read for every document of a project when the agent starts, so by hand
+    /// (a `Decodable` row took twice as long).
+    struct Derivation: FetchableRecord {
+        var path: Data
+        var derivedFrom: String?
+
+        init(row: Row) throws {
+            path = try row.decode(forColumn: Columns.path)
+            derivedFrom = try row.decode(forColumn: Columns.derivedFrom)
+        }
+    }
+
+    /// `project, path, stage, pending`: a document's journey facts.
+    struct Facts: Decodable, FetchableRecord {
+        var project: Data
+        var path: Data
+        var stage: String
+        var pending: Int
+    }
+}
+
+/// A project's documents of one stage and their pending suggestions (`AppDatabase.journeySummary`).
+struct JourneyStageCount: Decodable, FetchableRecord {
+    var root: Data
+    var stage: String
+    var n: Int
+    var pending: Int
+}
