@@ -2,7 +2,8 @@ import Foundation
 import Logging
 
 /// A part of the agent that reacts to indexed changes and may run work of its own (the review
-/// queue). The agent calls these from its actor; implementations do their own synchronisation.
+/// queue). The agent's services call these (indexing, signals, status); implementations do their
+/// own synchronisation.
 public protocol AgentExtension: Sendable {
     /// Documents of a project changed (after the index and the sidecars were updated). The changes
     /// carry paths and digests, not the bytes (`IndexedChange`): read the file when needed.

@@ -7,23 +7,50 @@ import ServiceLifecycle
 // starts them in this order and shuts them down gracefully in the reverse one: the watcher stops
 // first, the indexer drains what settled, and the status is written last (`running: false`).
 
-/// Watching: turns the watcher's events into settled work for the indexer.
+/// Watching: turns the watcher's events into settled work for the indexer, and tells the project
+/// state of the watcher's problems and of changed project configurations.
 struct WatchService: Service {
-    let agent: Agent
+    let projects: AgentProjects
     let watcher: TreeWatcher
     let settler: Settler<Agent.Pending>
+    let logger: Logger
 
     func run() async throws {
         let watcher = self.watcher
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                for await event in watcher.events() { await agent.handle(event, settler: settler) }
+                for await event in watcher.events() { await handle(event) }
             } onGracefulShutdown: {
                 watcher.shutdown()
             }
         } onCancel: {
             watcher.shutdown()
         }
+    }
+
+    func handle(_ event: WatchEvent) async {
+        switch event {
+        case .changed(let root, let path):
+            guard let rel = path.relative(to: root) else { return }
+            settler.touch(.file(root: root, relative: rel))
+        case .rescan(let root, let dir, let reason):
+            let rel = dir.relative(to: root) ?? PathBytes([])
+            logger.debug("rescan", metadata: ["dir": "\(dir.display)", "reason": "\(reason)"])
+            settler.touch(.folder(root: root, relative: rel))
+        case .removed(let root, let dir):
+            let rel = dir.relative(to: root) ?? PathBytes([])
+            settler.touch(.folder(root: root, relative: rel))
+        case .problem(let root, let kind, let message):
+            await projects.watchProblem(root, message: message, stopsWatching: kind.stopsWatching)
+        case .problemCleared(let root):
+            await projects.watchProblemCleared(root)
+        case .configChanged(let root):
+            await projects.refreshProjectConfiguration(root)
+            // The project's inputs may have changed (the dictionary): a walk re-derives the
+            // documents whose derivation key changed, and only those.
+            settler.touch(.folder(root: root, relative: PathBytes([])))
+        }
+        await projects.eventHandled(settler: settler)
     }
 }
 
@@ -34,7 +61,8 @@ struct WatchService: Service {
 /// On shutdown the settler stops releasing work and the stop flag is set: the scan in progress
 /// finishes the batch it is writing and drops the rest, which the next start does.
 struct IndexService: Service {
-    let agent: Agent
+    let processor: BatchProcessor
+    let projects: AgentProjects
     let settler: Settler<Agent.Pending>
     let database: AppDatabase
     let stop: StopFlag
@@ -63,7 +91,7 @@ struct IndexService: Service {
                         }
                     }
                     for await batch in settler.released {
-                        if await agent.process(batch), !stop.isSet {
+                        if await processor.process(batch), !stop.isSet {
                             // A big scan freed a lot of memory in small pieces; give it back to the system
                             // rather than keep the peak as the idle size for months.
                             database.releaseMemory()
@@ -71,7 +99,7 @@ struct IndexService: Service {
                             // Documents of an older index may still lack their retrieval passages.
                             backfill()
                         }
-                        await agent.setPending(settler.pendingCount)
+                        await projects.setPending(from: settler)
                     }
                     finishRetries()
                 }
@@ -160,7 +188,8 @@ struct ExtensionService: Service {
 
 /// SIGHUP reloads the configuration; SIGUSR1 (from the CLI) wakes the extensions and refreshes status.
 struct SignalService: Service {
-    let agent: Agent
+    let projects: AgentProjects
+    let nudge: StatusNudge
     let watcher: TreeWatcher
     /// Made before the group starts, so that a SIGHUP never finds the default action (exit).
     let signals: SignalStream
@@ -171,8 +200,8 @@ struct SignalService: Service {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 for await sig in signals.stream {
-                    if sig == SIGHUP { await agent.reload(watcher: watcher) }
-                    await agent.statusChanged()
+                    if sig == SIGHUP { await projects.reload(watcher: watcher) }
+                    nudge.nudge()
                     for ext in extensions { await ext.wake() }
                 }
             } onGracefulShutdown: {
@@ -184,12 +213,16 @@ struct SignalService: Service {
     }
 }
 
-/// Status: writes `status.json` when a part asks (`StatusNudge`: the agent, the review queue),
-/// coalesced to one write per 100 ms, and, at the end, the final one with `running: false`.
+/// Status: writes `status.json` when a part asks (`StatusNudge`: the project state, the indexing,
+/// the review queue), coalesced to one write per 100 ms, and, at the end, the final one with
+/// `running: false`.
 struct StatusService: Service {
-    let agent: Agent
+    let projects: AgentProjects
+    /// Their facts (queue, provider, usage) join the projects' in each snapshot.
+    let extensions: [any AgentExtension]
     let nudge: StatusNudge
     let writer: StatusWriter
+    let logger: Logger
 
     func run() async throws {
         let nudge = self.nudge
@@ -200,7 +233,7 @@ struct StatusService: Service {
                 // is served by the next write.
                 for await _ in nudge.stream {
                     try? await Task.sleep(for: .milliseconds(100))
-                    writer.write(await agent.fullSnapshot())
+                    writer.write(await fullSnapshot())
                 }
             } onGracefulShutdown: {
                 nudge.finish()
@@ -208,10 +241,17 @@ struct StatusService: Service {
         } onCancel: {
             nudge.finish()
         }
-        var final = await agent.fullSnapshot()
+        var final = await fullSnapshot()
         final.running = false
         writer.write(final)
-        agent.logger.info("agent stopped")
+        logger.info("agent stopped")
+    }
+
+    /// The projects' snapshot with the extensions' facts.
+    func fullSnapshot() async -> StatusSnapshot {
+        var snap = await projects.snapshot()
+        for ext in extensions { await ext.contribute(to: &snap) }
+        return snap
     }
 }
 

@@ -1,0 +1,278 @@
+import Foundation
+import Logging
+
+/// What the agent knows of its projects: each one's configuration, path filter, problems, whether
+/// it is watched, its document count and whether its first whole scan is done; with the user
+/// configuration, the global problems and the work pending, that is what `status` says.
+///
+/// A passive owner: the services tell it what happened (the watcher's problems and configuration
+/// changes, a batch's outcome, a SIGHUP) and read from it (a project's settings for a batch, the
+/// snapshot); it never calls a service. When what `status` says changes it asks for a write
+/// (`StatusNudge`), and a project whose heuristics settings changed gets its sidecars refreshed
+/// through the settler.
+actor AgentProjects {
+    struct ProjectState {
+        var id: Int64
+        var config: Configuration
+        var filter: PathFilter
+        var documents = 0
+        var watching = false
+        /// Keyed problems: what the problem is about → message.
+        var problems: [ProblemKey: String] = [:]
+        /// What `<root>/.tk/config.json` looked like when `config` was loaded (nil: absent).
+        var configStamp: FileStat?
+    }
+
+    let options: AgentOptions
+    let logger: Logger
+    let database: AppDatabase
+    let startedAt: Date
+    let nudge: StatusNudge
+    /// Where the current whole-project scans stand: their counts stand in for the index's.
+    let scans: ScanProgress
+    private(set) var loaded: LoadedConfiguration
+    var projects: [PathBytes: ProjectState] = [:]
+    var globalProblems: [String]
+    var pendingCount = 0
+    /// Roots whose first full scan has not finished yet (they count as pending work).
+    var awaitingFirstScan = Set<PathBytes>()
+    /// The watcher and the settler of the current run (set by `start`).
+    var watcher: TreeWatcher?
+    var settler: Settler<Agent.Pending>?
+
+    init(options: AgentOptions, loaded: LoadedConfiguration, database: AppDatabase, logger: Logger,
+         nudge: StatusNudge, scans: ScanProgress, globalProblems: [String], startedAt: Date = Date()) {
+        self.options = options
+        self.loaded = loaded
+        self.database = database
+        self.logger = logger
+        self.nudge = nudge
+        self.scans = scans
+        self.globalProblems = globalProblems
+        self.startedAt = startedAt
+    }
+
+    /// Takes the run's watcher and settler and starts watching the projects.
+    func start(watcher: TreeWatcher, settler: Settler<Agent.Pending>) throws {
+        self.watcher = watcher
+        self.settler = settler
+        try applyProjects(watcher: watcher)
+        markStatusDirty()
+    }
+
+    // MARK: Projects
+
+    /// The project roots this run watches.
+    func resolveRoots() -> [PathBytes] {
+        if !options.explicitProjects.isEmpty { return options.explicitProjects }
+        let configured = ProjectRegistry.configured(loaded.config)
+        if !configured.isEmpty { return configured }
+        return [FileSystem.absolute(".")]
+    }
+
+    func applyProjects(watcher: TreeWatcher) throws {
+        let roots = resolveRoots()
+        let wanted = Set(roots)
+        for root in projects.keys where !wanted.contains(root) {
+            watcher.removeRoot(root)
+            projects[root] = nil
+            awaitingFirstScan.remove(root)
+            logger.info("project removed", metadata: ["project.path": "\(root.display)"])
+        }
+        for root in roots where projects[root] == nil {
+            let stamp = Self.projectConfigStamp(root)
+            let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+            var state = ProjectState(
+                id: try database.projectID(for: root), config: projectLoaded.config,
+                filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
+            state.configStamp = stamp
+            for p in projectLoaded.problems { state.problems[.config(p)] = p }
+            // Problems of documents that will not be read again because they did not change.
+            if let stored = try? database.documentProblems(projectID: state.id) {
+                for (rel, message) in stored { state.problems[.document(rel)] = message }
+            }
+            if !DirectoryWalker.isFolderFollowingLinks(root) {
+                state.problems[.root] = "folder missing: \(root.display)"
+                projects[root] = state
+                continue
+            }
+            projects[root] = state
+            awaitingFirstScan.insert(root)
+            watcher.addRoot(root)
+            projects[root]?.watching = true
+            logger.info("watching project", metadata: ["project.path": "\(root.display)"])
+        }
+    }
+
+    /// The `lstat` of a project's `.tk/config.json`, to tell whether it changed since it was loaded.
+    static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
+        FileSystem.lstatIfExists(root.appending(".tk").appending("config.json"))
+    }
+
+    /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
+    ///
+    /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
+    /// before each batch of that project (one `lstat`). New `watch.ignore` globs re-add the root to
+    /// the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
+    /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
+    func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
+        guard var state = projects[root] else { return }
+        let stamp = Self.projectConfigStamp(root)
+        guard force || stamp != state.configStamp else { return }
+        let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+        let old = state.config
+        state.configStamp = stamp
+        state.config = projectLoaded.config
+        state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
+        for key in state.problems.keys { if case .config = key { state.problems[key] = nil } }
+        for p in projectLoaded.problems { state.problems[.config(p)] = p }
+        projects[root] = state
+        logger.info("project configuration reloaded", metadata: ["project.path": "\(root.display)"])
+        let new = projectLoaded.config
+        if old.watch.ignore != new.watch.ignore, let watcher {
+            watcher.removeRoot(root)
+            watcher.addRoot(root)
+        }
+        if old.heuristics != new.heuristics || old.storyType != new.storyType || old.advisors != new.advisors
+            || old.draftStage != new.draftStage || old.watch.maxFileBytes != new.watch.maxFileBytes
+        {
+            settler?.touch(.refresh(root: root))
+        }
+        markStatusDirty()
+    }
+
+    func reload(watcher: TreeWatcher) {
+        loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        // Projects already watched take in the user config's new values too.
+        for root in projects.keys { refreshProjectConfiguration(root, force: true) }
+        do { try applyProjects(watcher: watcher) } catch {
+            logger.error("reload failed", metadata: ["error": "\(error)"])
+        }
+        markStatusDirty()
+    }
+
+    // MARK: Watching
+
+    /// The watcher reports a problem with a project (the watch limit, its folder gone).
+    func watchProblem(_ root: PathBytes, message: String, stopsWatching: Bool) {
+        projects[root]?.problems[.watch] = message
+        if stopsWatching { projects[root]?.watching = false }
+    }
+
+    /// The watcher's earlier problem with a project no longer applies.
+    func watchProblemCleared(_ root: PathBytes) {
+        projects[root]?.problems[.watch] = nil
+        projects[root]?.watching = true
+    }
+
+    /// A watcher event was handled: what waits in the settler now, and a status write (the event
+    /// may have changed a problem or the configuration). The count is read here, on the owner, so
+    /// that the last one stored is never older than the last event's.
+    func eventHandled(settler: Settler<Agent.Pending>) {
+        pendingCount = settler.pendingCount
+        markStatusDirty()
+    }
+
+    /// What waits in the settler after a batch (read here, on the owner, as `eventHandled` does).
+    func setPending(from settler: Settler<Agent.Pending>) {
+        let n = settler.pendingCount
+        if pendingCount != n {
+            pendingCount = n
+            markStatusDirty()
+        }
+    }
+
+    // MARK: Batches
+
+    /// A project's settings for a batch, its configuration reloaded first if its file changed
+    /// (nil: the project is no longer watched).
+    func prepareBatch(_ root: PathBytes) -> ProjectState? {
+        refreshProjectConfiguration(root)
+        return projects[root]
+    }
+
+    /// Records what a batch of a project did: the sidecar problems and the Vale lines always; the
+    /// documents' problems, those of documents gone, the index problem cleared and the first scan
+    /// done, when it was not stopped (`report` nil).
+    func recordBatch(_ root: PathBytes, scopes: [Indexer.Scope], sidecarProblems: [PathBytes: String?], report: IndexReport?) {
+        for (rel, v) in sidecarProblems { projects[root]?.problems[.sidecar(rel)] = v }
+        refreshValeProblems(root)
+        guard let report else { return }
+        for (rel, problem) in report.problems { projects[root]?.problems[.document(rel)] = problem }
+        clearVanishedProblems(root: root, scopes: scopes)
+        projects[root]?.problems[.index] = nil
+        if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
+    }
+
+    /// The last indexing run of a project failed.
+    func recordIndexFailure(_ root: PathBytes, problem: String) {
+        projects[root]?.problems[.index] = problem
+    }
+
+    /// The documents each project holds in the index now.
+    func recordDocumentCounts(_ perProject: [PathBytes: Int]) {
+        for (root, n) in perProject where projects[root] != nil { projects[root]?.documents = n }
+    }
+
+    /// The project's Vale lines in `status` (rules that do not load, rule types skipped), as the
+    /// styles read now: the walk that follows a change of the ini or a rule file updates them.
+    func refreshValeProblems(_ root: PathBytes) {
+        guard var problems = projects[root]?.problems else { return }
+        let engine = ValeEngine.discover(from: root.display)
+        let lines = (engine?.problems ?? []) + (engine?.runtimeProblems ?? [])
+        for key in problems.keys { if case .vale(let line) = key, !lines.contains(line) { problems[key] = nil } }
+        for line in lines { problems[.vale(line)] = line }
+        if problems != projects[root]?.problems { projects[root]?.problems = problems }
+    }
+
+    /// Drops the problems of documents that no longer exist below the rescanned folders (a deleted
+    /// folder reports no single files, so their problems would otherwise stay in `status`).
+    func clearVanishedProblems(root: PathBytes, scopes: [Indexer.Scope]) {
+        guard let problems = projects[root]?.problems else { return }
+        var folders: [PathBytes] = []
+        for case .folder(let f) in scopes { folders.append(f) }
+        guard !folders.isEmpty else { return }
+        for case .document(let rel) in problems.keys {
+            let inScope = folders.contains { f in f.isEmpty || rel == f || rel.isWithin(f) }
+            guard inScope else { continue }
+            if FileSystem.lstatIfExists(root.appending(rel))?.kind != .regular {
+                projects[root]?.problems[.document(rel)] = nil
+            }
+        }
+    }
+
+    // MARK: Status
+
+    func snapshot() -> StatusSnapshot {
+        let now = Date()
+        let journeys = (try? database.journeySummary()) ?? [:]
+        let projectList = projects.keys.sorted().compactMap { root -> StatusSnapshot.Project? in
+            guard let s = projects[root] else { return nil }
+            return .init(path: root.display, documents: scans.entry(root)?.done ?? s.documents, watching: s.watching,
+                         problems: s.problems.keys.sorted().compactMap { s.problems[$0] }, journey: journeys[root])
+        }
+        // A project being scanned whole counts its documents done of those in scope; the others,
+        // what the index holds. A first scan not started yet counts as one pending item.
+        var done = 0, total = 0, remaining = 0
+        for (root, s) in projects {
+            if let scan = scans.entry(root) {
+                done += scan.done
+                total += scan.total
+                remaining += max(0, scan.total - scan.done)
+            } else {
+                done += s.documents
+                total += s.documents
+                if awaitingFirstScan.contains(root) { remaining += 1 }
+            }
+        }
+        var snap = StatusSnapshot(
+            running: true, pid: getpid(), uptimeS: Int(now.timeIntervalSince(startedAt)),
+            startedAt: RFC3339.string(startedAt), updatedAt: RFC3339.string(now), projects: projectList,
+            index: .init(documents: done, total: total, pending: pendingCount + remaining), problems: globalProblems + loaded.problems)
+        snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
+        return snap
+    }
+
+    /// Asks the status service for a write (it coalesces them to at most one every 100 ms).
+    func markStatusDirty() { nudge.nudge() }
+}

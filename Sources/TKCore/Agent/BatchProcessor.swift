@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Logging
+
+/// Indexes the settled batches for the indexing service (`IndexService`): each project's scopes
+/// through the indexer, the document pipeline and the extensions, its outcome recorded in the
+/// project state (`AgentProjects`).
+struct BatchProcessor: Sendable {
+    let projects: AgentProjects
+    let paths: Paths
+    let logger: Logger
+    let database: AppDatabase
+    let indexer: Indexer
+    let pipeline: DocumentPipeline
+    let extensions: [any AgentExtension]
+    let settler: Settler<Agent.Pending>
+    /// Set when the agent stops: the scan in progress drops what it has not committed.
+    let stop: StopFlag
+    /// Where the current whole-project scans stand (for `status` and the progress line).
+    let scans: ScanProgress
+    let nudge: StatusNudge
+    /// Whole projects to go through again after a pause (a full disk, a failed index).
+    let retries: AsyncStream<Agent.Pending>.Continuation
+    /// Work runs here so that long rescans never block the cooperative pool.
+    let workQueue = DispatchQueue(label: "tk-agent.index")
+
+    /// Indexes a settled batch, project by project, then updates sidecars.
+    /// - Returns: whether it was a big scan (many documents read and parsed): memory worth giving back.
+    func process(_ batch: [Agent.Pending]) async -> Bool {
+        var big = false
+        var byRoot: [PathBytes: [Indexer.Scope]] = [:]
+        var refreshRoots = Set<PathBytes>()
+        for item in batch {
+            switch item {
+            case .file(let root, let rel): byRoot[root, default: []].append(.file(rel))
+            case .folder(let root, let rel): byRoot[root, default: []].append(.folder(rel))
+            case .refresh(let root):
+                refreshRoots.insert(root)
+                byRoot[root, default: []].append(.folder(PathBytes([])))
+            }
+        }
+        for (root, scopes) in byRoot {
+            guard let state = await projects.prepareBatch(root) else { continue }
+            let indexer = self.indexer
+            let pipeline = self.pipeline
+            let config = state.config
+            let refresh = refreshRoots.contains(root)
+            let paths = self.paths
+            let settler = self.settler
+            let stop = self.stop
+            let scans = self.scans
+            let whole = scopes.contains(.folder(PathBytes([])))
+            let lanes = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            if stop.isSet { break }
+            let outcome: Result<(IndexReport, [PathBytes: String?], [IndexedChange], Set<FaultRecovery.DiskFault>, Bool), any Error> = await offload {
+                var sidecarProblems: [PathBytes: String?] = [:]
+                var diskFaults = Set<FaultRecovery.DiskFault>()
+                var all: [IndexedChange] = []
+                var report = IndexReport()
+                var stopped = false
+                // The project's inputs (configuration, dictionary, names) as its files say now: a
+                // document whose recorded derivation key differs is derived again.
+                let project = pipeline.resolver.project(root, watched: true)
+                do {
+                report = try indexer.sync(
+                    root: root, projectID: state.id, scopes: scopes, filter: state.filter,
+                    maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
+                    stale: pipeline.staleDerivations(project: project), progress: nil,
+                    documents: whole ? SyncCounts { done, total in scans.update(root, done: done, total: total) } : nil,
+                    stop: stop, passagesInBulk: true
+                ) { changes in
+                    for (k, v) in pipeline.apply(changes, project: project, diskFaults: &diskFaults, lanes: lanes, stop: stop) { sidecarProblems[k] = v }
+                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
+                    // A refresh of unchanged content is not news to the extensions (review queue). The
+                    // parsed documents are not kept: a first scan would hold every one at once.
+                    all.append(contentsOf: changes.lazy.filter { change in
+                        if case .updated(_, _, let sha, let previous) = change { return sha != previous }
+                        return true
+                    }.map(\.indexed))
+                }
+                } catch is CancellationError {
+                    // Stopping: the committed batches went through the pipeline; the rest is the
+                    // next start's (changed or stale documents).
+                    stopped = true
+                }
+                if whole && !stopped {
+                    for (k, v) in pipeline.verifySidecars(root: root) { sidecarProblems[k] = v }
+                }
+                // A change of the project-wide inputs (a name used a third time, the dictionary):
+                // the whole project is gone through again, and the documents whose key changed re-derived.
+                if !stopped, report.updated + report.deleted > 0, pipeline.resolver.project(root).key != project.key {
+                    settler.touch(.folder(root: root, relative: PathBytes([])))
+                }
+                return (report, sidecarProblems, all, diskFaults, stopped)
+            }
+            switch outcome {
+            case .success(let (report, sidecarProblems, changes, diskFaults, stopped)):
+                if !changes.isEmpty {
+                    for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
+                }
+                await projects.recordBatch(root, scopes: scopes, sidecarProblems: sidecarProblems, report: stopped ? nil : report)
+                if stopped { break }
+                if !diskFaults.isEmpty { retries.yield(.refresh(root: root)) }
+                // Documents read and parsed, new or again (sidecars derived after `index`): either
+                // way the memory of the batches is worth giving back.
+                if report.updated + report.reread > 256 { big = true }
+                if report.updated + report.deleted > 0 {
+                    logger.info("indexed", metadata: [
+                        "project.path": "\(root.display)", "updated": "\(report.updated)", "deleted": "\(report.deleted)",
+                    ])
+                }
+            case .failure(let error):
+                await projects.recordIndexFailure(root, problem: FaultRecovery.indexProblem(error, dataDirectory: paths.dataDirectory))
+                // Try the whole project again soon: the disk may have room again, the folder may be writable.
+                retries.yield(.folder(root: root, relative: PathBytes([])))
+                logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            }
+        }
+        if let counts = try? database.counts() {
+            await projects.recordDocumentCounts(counts.perProject)
+        }
+        // The scans are over: the counts above take over from their progress.
+        for root in byRoot.keys { scans.finish(root) }
+        nudge.nudge()
+        return big
+    }
+
+    /// Runs blocking work on the index queue.
+    func offload<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async -> Result<T, any Error> {
+        await withCheckedContinuation { cont in
+            workQueue.async { cont.resume(returning: Result { try body() }) }
+        }
+    }
+}
