@@ -116,7 +116,7 @@ BasedOnStyles = House
             """])
         let e = try p.engine()
         #expect(e.problems.isEmpty)
-        let f = try e.findings(bytes: Array("Please utilise the\ne-mail form.\n".utf8), relativePath: "test.md")
+        let f = e.findings(bytes: Array("Please utilise the\ne-mail form.\n".utf8), relativePath: "test.md")
         #expect(f.map { "\($0.line):\($0.column):\($0.message)" } == ["1:8:Use 'use' instead of 'utilise'.", "2:1:Use 'email' instead of 'e-mail'."])
         #expect(f.first?.severity == .error)
         // The same key in two mappings is not a repeat; an entry's value block goes with it.
