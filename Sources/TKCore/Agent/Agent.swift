@@ -30,13 +30,6 @@ public struct AgentOptions: Sendable {
 /// to the services (`services()`), which own their work and talk through those streams and the
 /// project state (`AgentProjects`); none of them holds the agent.
 public final class Agent: Sendable {
-    enum Pending: Hashable, Sendable {
-        case file(root: PathBytes, relative: PathBytes)
-        case folder(root: PathBytes, relative: PathBytes)
-        /// Recompute every document's quick findings (the project's heuristics settings changed).
-        case refresh(root: PathBytes)
-    }
-
     let options: AgentOptions
     let logger: Logger
     let database: AppDatabase
@@ -57,18 +50,11 @@ public final class Agent: Sendable {
     let notifications: AsyncStream<DesktopNotification>
     /// Whole projects to go through again after a pause (a full disk, a failed index), by the
     /// indexing service.
-    let retries: AsyncStream<Pending>
-    let retryContinuation: AsyncStream<Pending>.Continuation
+    let retries: AsyncStream<PendingWork>
+    let retryContinuation: AsyncStream<PendingWork>.Continuation
     /// Asks the passage service for a backfill (after a big scan).
     let backfills: AsyncStream<Void>
     let backfillContinuation: AsyncStream<Void>.Continuation
-
-    /// A desktop notification: title, body, the document's absolute path.
-    struct DesktopNotification: Sendable {
-        var title: String
-        var body: String
-        var document: String
-    }
 
     public init(options: AgentOptions, logger: Logger) throws {
         self.options = options
@@ -86,7 +72,7 @@ public final class Agent: Sendable {
         self.indexer = indexer
         let (notifications, notify) = AsyncStream<DesktopNotification>.makeStream(bufferingPolicy: .bufferingNewest(32))
         self.notifications = notifications
-        let retryPair = AsyncStream<Pending>.makeStream()
+        let retryPair = AsyncStream<PendingWork>.makeStream()
         self.retries = retryPair.stream
         self.retryContinuation = retryPair.continuation
         let backfillPair = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -129,7 +115,7 @@ public final class Agent: Sendable {
             rescanInterval: Self.rescanInterval(loaded.config), logger: logger,
             options: Self.watcherOptions(loaded.config))
         let settleMs = max(10, loaded.config.watch.settleMs)
-        let settler = Settler<Pending>(
+        let settler = Settler<PendingWork>(
             settle: .milliseconds(settleMs),
             maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
         try await projects.start(watcher: watcher, settler: settler)

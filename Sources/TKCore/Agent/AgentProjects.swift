@@ -38,7 +38,7 @@ actor AgentProjects {
     var awaitingFirstScan = Set<PathBytes>()
     /// The watcher and the settler of the current run (set by `start`).
     var watcher: TreeWatcher?
-    var settler: Settler<Agent.Pending>?
+    var settler: Settler<PendingWork>?
 
     init(options: AgentOptions, loaded: LoadedConfiguration, database: AppDatabase, logger: Logger,
          nudge: StatusNudge, scans: ScanProgress, globalProblems: [String], startedAt: Date = Date()) {
@@ -53,7 +53,7 @@ actor AgentProjects {
     }
 
     /// Takes the run's watcher and settler and starts watching the projects.
-    func start(watcher: TreeWatcher, settler: Settler<Agent.Pending>) throws {
+    func start(watcher: TreeWatcher, settler: Settler<PendingWork>) throws {
         self.watcher = watcher
         self.settler = settler
         try applyProjects(watcher: watcher)
@@ -168,13 +168,13 @@ actor AgentProjects {
     /// A watcher event was handled: what waits in the settler now, and a status write (the event
     /// may have changed a problem or the configuration). The count is read here, on the owner, so
     /// that the last one stored is never older than the last event's.
-    func eventHandled(settler: Settler<Agent.Pending>) {
+    func eventHandled(settler: Settler<PendingWork>) {
         pendingCount = settler.pendingCount
         markStatusDirty()
     }
 
     /// What waits in the settler after a batch (read here, on the owner, as `eventHandled` does).
-    func setPending(from settler: Settler<Agent.Pending>) {
+    func setPending(from settler: Settler<PendingWork>) {
         let n = settler.pendingCount
         if pendingCount != n {
             pendingCount = n

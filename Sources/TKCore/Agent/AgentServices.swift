@@ -12,7 +12,7 @@ import ServiceLifecycle
 struct WatchService: Service {
     let projects: AgentProjects
     let watcher: TreeWatcher
-    let settler: Settler<Agent.Pending>
+    let settler: Settler<PendingWork>
     let logger: Logger
 
     func run() async throws {
@@ -63,10 +63,10 @@ struct WatchService: Service {
 struct IndexService: Service {
     let processor: BatchProcessor
     let projects: AgentProjects
-    let settler: Settler<Agent.Pending>
+    let settler: Settler<PendingWork>
     let database: AppDatabase
     let stop: StopFlag
-    let retries: AsyncStream<Agent.Pending>
+    let retries: AsyncStream<PendingWork>
     let finishRetries: @Sendable () -> Void
     /// Asks the passage service for a backfill.
     let backfill: @Sendable () -> Void
@@ -151,7 +151,7 @@ struct PassageService: Service {
 
 /// Desktop notifications, one at a time, in order. On shutdown those not shown yet are dropped.
 struct NotificationService: Service {
-    let notifications: AsyncStream<Agent.DesktopNotification>
+    let notifications: AsyncStream<DesktopNotification>
     let notifier: Notifier
 
     func run() async throws {

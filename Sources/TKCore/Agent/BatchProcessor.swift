@@ -13,20 +13,20 @@ struct BatchProcessor: Sendable {
     let indexer: Indexer
     let pipeline: DocumentPipeline
     let extensions: [any AgentExtension]
-    let settler: Settler<Agent.Pending>
+    let settler: Settler<PendingWork>
     /// Set when the agent stops: the scan in progress drops what it has not committed.
     let stop: StopFlag
     /// Where the current whole-project scans stand (for `status` and the progress line).
     let scans: ScanProgress
     let nudge: StatusNudge
     /// Whole projects to go through again after a pause (a full disk, a failed index).
-    let retries: AsyncStream<Agent.Pending>.Continuation
+    let retries: AsyncStream<PendingWork>.Continuation
     /// Work runs here so that long rescans never block the cooperative pool.
     let workQueue = DispatchQueue(label: "tk-agent.index")
 
     /// Indexes a settled batch, project by project, then updates sidecars.
     /// - Returns: whether it was a big scan (many documents read and parsed): memory worth giving back.
-    func process(_ batch: [Agent.Pending]) async -> Bool {
+    func process(_ batch: [PendingWork]) async -> Bool {
         var big = false
         var byRoot: [PathBytes: [Indexer.Scope]] = [:]
         var refreshRoots = Set<PathBytes>()
