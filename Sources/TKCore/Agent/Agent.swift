@@ -127,7 +127,7 @@ public final class Agent: Sendable {
             notifier: Notifier(settings: loaded.config.notifications, environment: environment, logger: logger)))
         list += extensions.map { ExtensionService(agentExtension: $0) }
         list.append(PassageService(database: database, requests: backfills, finish: { [backfillContinuation] in backfillContinuation.finish() }))
-        list.append(SignalService(projects: projects, nudge: nudge, watcher: watcher, signals: signals, extensions: extensions))
+        list.append(SignalService(projects: projects, nudge: nudge, signals: signals, extensions: extensions))
         let processor = BatchProcessor(
             projects: projects, paths: paths, logger: logger, database: database, indexer: indexer, pipeline: pipeline,
             extensions: extensions, settler: settler, stop: stop, scans: scans, nudge: nudge, retries: retryContinuation)

@@ -37,8 +37,8 @@ actor AgentProjects {
     /// Roots whose first full scan has not finished yet (they count as pending work).
     var awaitingFirstScan = Set<PathBytes>()
     /// The watcher and the settler of the current run (set by `start`).
-    var watcher: TreeWatcher?
-    var settler: Settler<PendingWork>?
+    private(set) var watcher: TreeWatcher?
+    private(set) var settler: Settler<PendingWork>?
 
     init(options: AgentOptions, loaded: LoadedConfiguration, database: AppDatabase, logger: Logger,
          nudge: StatusNudge, scans: ScanProgress, globalProblems: [String], startedAt: Date = Date()) {
@@ -56,7 +56,7 @@ actor AgentProjects {
     func start(watcher: TreeWatcher, settler: Settler<PendingWork>) throws {
         self.watcher = watcher
         self.settler = settler
-        try applyProjects(watcher: watcher)
+        try applyProjects()
         markStatusDirty()
     }
 
@@ -70,7 +70,9 @@ actor AgentProjects {
         return [FileSystem.absolute(".")]
     }
 
-    func applyProjects(watcher: TreeWatcher) throws {
+    /// Watches the roots this run wants and forgets those it no longer does (after `start`).
+    func applyProjects() throws {
+        guard let watcher else { return }
         let roots = resolveRoots()
         let wanted = Set(roots)
         for root in projects.keys where !wanted.contains(root) {
@@ -141,11 +143,12 @@ actor AgentProjects {
         markStatusDirty()
     }
 
-    func reload(watcher: TreeWatcher) {
+    /// SIGHUP: the user configuration and every project's read again, the roots applied again.
+    func reload() {
         loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
         // Projects already watched take in the user config's new values too.
         for root in projects.keys { refreshProjectConfiguration(root, force: true) }
-        do { try applyProjects(watcher: watcher) } catch {
+        do { try applyProjects() } catch {
             logger.error("reload failed", metadata: ["error": "\(error)"])
         }
         markStatusDirty()

@@ -190,7 +190,6 @@ struct ExtensionService: Service {
 struct SignalService: Service {
     let projects: AgentProjects
     let nudge: StatusNudge
-    let watcher: TreeWatcher
     /// Made before the group starts, so that a SIGHUP never finds the default action (exit).
     let signals: SignalStream
     let extensions: [any AgentExtension]
@@ -200,7 +199,7 @@ struct SignalService: Service {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 for await sig in signals.stream {
-                    if sig == SIGHUP { await projects.reload(watcher: watcher) }
+                    if sig == SIGHUP { await projects.reload() }
                     nudge.nudge()
                     for ext in extensions { await ext.wake() }
                 }

@@ -138,24 +138,32 @@ struct ProgressEventRecord: Codable, Sendable, FetchableRecord, MutablePersistab
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 }
 
-/// `progress_event` summed by day (`w`, `i`, `d`: written, imported, deleted).
-struct ProgressDayTotals: Decodable, FetchableRecord {
+/// Sums over `progress_event` (`w`, `i`, `d`: written, imported, deleted); a negative sum (moves
+/// corrected later) counts as none.
+protocol ProgressSums {
+    var w: Int { get }
+    var i: Int { get }
+    var d: Int { get }
+}
+
+extension ProgressSums {
+    var count: WordsWritten.Count { WordsWritten.Count(written: max(0, w), imported: max(0, i), deleted: max(0, d)) }
+}
+
+/// `progress_event` summed by day.
+struct ProgressDayTotals: Decodable, FetchableRecord, ProgressSums {
     var day: String
     var w: Int
     var i: Int
     var d: Int
-
-    var count: WordsWritten.Count { WordsWritten.Count(written: max(0, w), imported: max(0, i), deleted: max(0, d)) }
 }
 
-/// `progress_event` summed by document (`w`, `i`, `d`: written, imported, deleted).
-struct ProgressPathTotals: Decodable, FetchableRecord {
+/// `progress_event` summed by document.
+struct ProgressPathTotals: Decodable, FetchableRecord, ProgressSums {
     var path: Data
     var w: Int
     var i: Int
     var d: Int
-
-    var count: WordsWritten.Count { WordsWritten.Count(written: max(0, w), imported: max(0, i), deleted: max(0, d)) }
 }
 
 /// The words written of a day (`w`).
