@@ -203,6 +203,7 @@ public struct Indexer: Sendable {
             var statOnly: [(PathBytes, FileStat)] = []
             var changes: [DocumentChange] = []
             var deletions: [PathBytes] = []
+            var renames: [(from: PathBytes, to: PathBytes)] = []
             for item in loaded {
                 switch item {
                 case .problem(let rel, let message):
@@ -245,7 +246,7 @@ public struct Indexer: Sendable {
                     if previous == nil, var olds = goneBySha[sha], let old = olds.popLast() {
                         goneBySha[sha] = olds
                         remainingGone.remove(old)
-                        deletions.append(old)
+                        renames.append((from: old, to: rel))
                         changes.append(.moved(from: old, to: rel, document: doc, sha256: sha))
                     } else {
                         changes.append(.updated(relative: rel, document: doc, sha256: sha, previousSha256: previous))
@@ -260,7 +261,7 @@ public struct Indexer: Sendable {
                 }
                 remainingGone.removeAll()
             }
-            try database.apply(projectID: projectID, upserts: upserts, statOnly: statOnly, deletions: deletions)
+            try database.apply(projectID: projectID, upserts: upserts, statOnly: statOnly, renames: renames, deletions: deletions)
             // The previous batch's changes are through (their documents count as done); this
             // batch's are derived while the next one is read and written.
             handoff.submit(changes)

@@ -6,8 +6,8 @@ import GRDB
 /// `history_document`: the last version seen of a document, and its journey stage as last seen here.
 struct HistoryDocumentRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "history_document"
-    var project: Data
-    var path: Data
+    /// The document (`document.id`).
+    var documentId: Int64
     var sha256: String
     var words: Int
     var seenAt: String
@@ -15,13 +15,12 @@ struct HistoryDocumentRecord: Codable, Sendable, FetchableRecord, PersistableRec
     var stage: String?
 
     enum CodingKeys: String, CodingKey {
-        case project, path, sha256, words, stage
-        case seenAt = "seen_at"
+        case sha256, words, stage
+        case documentId = "document_id", seenAt = "seen_at"
     }
 
     enum Columns {
-        static let project = Column(CodingKeys.project)
-        static let path = Column(CodingKeys.path)
+        static let documentId = Column(CodingKeys.documentId)
         static let sha256 = Column(CodingKeys.sha256)
         static let words = Column(CodingKeys.words)
         static let seenAt = Column(CodingKeys.seenAt)
@@ -37,16 +36,16 @@ struct HistoryDocumentRecord: Codable, Sendable, FetchableRecord, PersistableRec
 /// `history_project`: when history first saw a project.
 struct HistoryProjectRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "history_project"
-    var project: Data
+    /// The project (`project.id`).
+    var projectId: Int64
     var seenAt: String
 
     enum CodingKeys: String, CodingKey {
-        case project
-        case seenAt = "seen_at"
+        case projectId = "project_id", seenAt = "seen_at"
     }
 
     enum Columns {
-        static let project = Column(CodingKeys.project)
+        static let projectId = Column(CodingKeys.projectId)
         static let seenAt = Column(CodingKeys.seenAt)
     }
 }
@@ -77,8 +76,10 @@ struct HistoryObjectRecord: Codable, Sendable, FetchableRecord, PersistableRecor
 struct HistorySnapshotRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "history_snapshot"
     var id: Int64?
-    var project: Data
-    var path: Data
+    /// The document (`document.id`).
+    var documentId: Int64
+    /// `document.path`, when read joined to it (`HistoryService.snapshots`); not a column of the table.
+    var path: Data?
     var sha256: String
     var size: Int
     var time: String
@@ -88,10 +89,14 @@ struct HistorySnapshotRecord: Codable, Sendable, FetchableRecord, MutablePersist
     var added: Int
     var removed: Int
 
+    enum CodingKeys: String, CodingKey {
+        case id, path, sha256, size, time, reason, note, words, added, removed
+        case documentId = "document_id"
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
-        static let project = Column(CodingKeys.project)
-        static let path = Column(CodingKeys.path)
+        static let documentId = Column(CodingKeys.documentId)
         static let sha256 = Column(CodingKeys.sha256)
         static let size = Column(CodingKeys.size)
         static let time = Column(CodingKeys.time)
@@ -104,10 +109,24 @@ struct HistorySnapshotRecord: Codable, Sendable, FetchableRecord, MutablePersist
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
+    /// Every column but the joined `path`.
+    func encode(to container: inout PersistenceContainer) throws {
+        container[Columns.id] = id
+        container[Columns.documentId] = documentId
+        container[Columns.sha256] = sha256
+        container[Columns.size] = size
+        container[Columns.time] = time
+        container[Columns.reason] = reason
+        container[Columns.note] = note
+        container[Columns.words] = words
+        container[Columns.added] = added
+        container[Columns.removed] = removed
+    }
+
     /// The version as `history` shows it (not numbered).
     var snapshot: SnapshotRecord {
         // A row read from the table always has its id.
-        SnapshotRecord(rev: id ?? 0, path: PathBytes(Array(path)).display, sha256: sha256, time: time, reason: reason,
+        SnapshotRecord(rev: id ?? 0, path: PathBytes(Array(path ?? Data())).display, sha256: sha256, time: time, reason: reason,
                        note: note, words: words, added: added, removed: removed)
     }
 }
@@ -116,18 +135,22 @@ struct HistorySnapshotRecord: Codable, Sendable, FetchableRecord, MutablePersist
 struct ProgressEventRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "progress_event"
     var id: Int64?
-    var project: Data
-    var path: Data
+    /// The document (`document.id`).
+    var documentId: Int64
     var day: String
     var time: String
     var written: Int
     var imported: Int
     var deleted: Int
 
+    enum CodingKeys: String, CodingKey {
+        case id, day, time, written, imported, deleted
+        case documentId = "document_id"
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
-        static let project = Column(CodingKeys.project)
-        static let path = Column(CodingKeys.path)
+        static let documentId = Column(CodingKeys.documentId)
         static let day = Column(CodingKeys.day)
         static let time = Column(CodingKeys.time)
         static let written = Column(CodingKeys.written)
@@ -177,17 +200,21 @@ struct ProgressDayWritten: Decodable, FetchableRecord {
 struct ProgressParagraphRecord: Codable, Sendable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "progress_paragraph"
     var id: Int64?
-    var project: Data
-    var path: Data
+    /// The document (`document.id`).
+    var documentId: Int64
     var kind: String
     var key: String
     var words: Int
     var day: String
 
+    enum CodingKeys: String, CodingKey {
+        case id, kind, key, words, day
+        case documentId = "document_id"
+    }
+
     enum Columns {
         static let id = Column(CodingKeys.id)
-        static let project = Column(CodingKeys.project)
-        static let path = Column(CodingKeys.path)
+        static let documentId = Column(CodingKeys.documentId)
         static let kind = Column(CodingKeys.kind)
         static let key = Column(CodingKeys.key)
         static let words = Column(CodingKeys.words)
@@ -196,34 +223,39 @@ struct ProgressParagraphRecord: Codable, Sendable, FetchableRecord, MutablePersi
 
     mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
 
-    /// `key, path`: a paragraph of the day's pool.
+    /// `key, path` (joined): a paragraph of the day's pool.
     struct Pooled: Decodable, FetchableRecord {
         var key: String
         var path: Data
     }
 
-    /// `id, path`: the paragraph a move matched.
+    /// `id, document_id`: the paragraph a move matched.
     struct Match: Decodable, FetchableRecord {
         var id: Int64
-        var path: Data
+        var documentId: Int64
+        enum CodingKeys: String, CodingKey { case id, documentId = "document_id" }
     }
 
-    /// `id, path, words`: the paragraph a move matched, with its words.
+    /// `id, document_id, words`: the paragraph a move matched, with its words.
     struct WordsMatch: Decodable, FetchableRecord {
         var id: Int64
-        var path: Data
+        var documentId: Int64
         var words: Int
+        enum CodingKeys: String, CodingKey { case id, words, documentId = "document_id" }
     }
 }
 
 /// `progress_goal_notice`: a day whose goal-reached notification was shown.
 struct ProgressGoalNoticeRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "progress_goal_notice"
-    var project: Data
+    /// The project (`project.id`).
+    var projectId: Int64
     var day: String
 
+    enum CodingKeys: String, CodingKey { case day, projectId = "project_id" }
+
     enum Columns {
-        static let project = Column(CodingKeys.project)
+        static let projectId = Column(CodingKeys.projectId)
         static let day = Column(CodingKeys.day)
     }
 }

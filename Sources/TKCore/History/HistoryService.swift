@@ -81,32 +81,38 @@ public struct HistoryService: Sendable {
         let day = ProgressCalendar.day(of: date, dayStarts: progress.dayStarts)
         let stamp = RFC3339.string(date)
         var observed = Observed(day: day)
-        let projectKey = Data(project.bytes)
+        // Renames first: the document's row moves with everything recorded of it (done once: the
+        // index usually moved it already), so the rest of the batch sees the new path only.
+        let moves = events.compactMap { e -> (PathBytes, PathBytes)? in
+            if case .moved(let from, let to, _) = e { return (from, to) } else { return nil }
+        }
+        if !moves.isEmpty {
+            try writer.write { db in
+                guard let pid = try DocumentIdentity.projectID(db, project) else { return }
+                for (from, to) in moves { try DocumentIdentity.rename(db, projectID: pid, from: from, to: to) }
+            }
+        }
         // The previous version of every saved document (from the object store).
         struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool; var created: Bool; var lastSha: String? }
         var saves: [Save] = []
         // The last-seen version of every document of the project (one query; renames update it below).
         var lastSeen: [PathBytes: String] = [:]
         try writer.read { db in
-            let statement = try db.cachedStatement(sql: "SELECT sha256 FROM history_document WHERE project = ? AND path = ?")
+            let statement = try db.cachedStatement(
+                sql: "SELECT t.sha256 FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?")
             for event in events {
-                let paths: [PathBytes]
+                let p: PathBytes
                 switch event {
-                case .saved(let p, _, _), .removed(let p): paths = [p]
-                case .moved(let from, let to, _): paths = [from, to]
+                case .saved(let path, _, _), .removed(let path), .moved(_, let path, _): p = path
                 }
-                for p in paths where lastSeen[p] == nil {
-                    if let sha = try String.fetchOne(statement, arguments: [projectKey, Data(p.bytes)]) { lastSeen[p] = sha }
+                if lastSeen[p] == nil, let sha = try String.fetchOne(statement, arguments: [Data(project.bytes), Data(p.bytes)]) {
+                    lastSeen[p] = sha
                 }
             }
         }
         for event in events {
-            if case .moved(let from, let to, _) = event {
-                lastSeen[to] = lastSeen.removeValue(forKey: from)
-            }
             switch event {
             case .saved(let path, let bytes, _), .moved(_, let path, let bytes):
-                if case .moved(let from, let to, _) = event { try rename(project: project, from: from, to: to) }
                 let sha = SHA256Digest.hex(bytes)
                 let last = lastSeen[path]
                 if last == sha { continue }
@@ -130,8 +136,8 @@ public struct HistoryService: Sendable {
         }
         let pooled = try writer.read { db in
             try ProgressParagraphRecord.Pooled.fetchAll(
-                db, sql: "SELECT key, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND day = ?",
-                arguments: [projectKey, day]).map { (key: $0.key, path: PathBytes(Array($0.path))) }
+                db, sql: "SELECT t.key, d.path FROM \(Self.paragraphs) WHERE p.path = ? AND t.kind = 'removed' AND t.day = ?",
+                arguments: [Data(project.bytes), day]).map { (key: $0.key, path: PathBytes(Array($0.path))) }
         }
         for s in saves {
             var movedIn: [String: Int] = [:]
@@ -155,8 +161,9 @@ public struct HistoryService: Sendable {
             counted.append((s, outcome))
         }
         try writer.write { db in
+            let projectID = try DocumentIdentity.ensureProject(db, project, now: date)
             for (s, outcome) in counted {
-                let pathKey = Data(s.path.bytes)
+                let documentID = try DocumentIdentity.ensure(db, projectID: projectID, path: s.path)
                 var count = outcome.count
                 // Moves in from other documents: the departures leave the pool; their words were
                 // counted as deleted over there, which a move is not.
@@ -164,11 +171,11 @@ public struct HistoryService: Sendable {
                     // From a document of this batch: that document's own count leaves it out below.
                     if counted.contains(where: { $0.0.path != s.path && $0.1.removed.contains(p) }) { continue }
                     if let row = try ProgressParagraphRecord.Match.fetchOne(db, sql: """
-                        SELECT id, path FROM progress_paragraph WHERE project = ? AND kind = 'removed' AND key = ? AND day = ? AND path != ?
-                        ORDER BY id LIMIT 1
-                        """, arguments: [projectKey, p.key, day, pathKey]) {
+                        SELECT t.id, t.document_id FROM \(Self.paragraphs) WHERE d.project_id = ? AND t.kind = 'removed'
+                        AND t.key = ? AND t.day = ? AND t.document_id != ? ORDER BY t.id LIMIT 1
+                        """, arguments: [projectID, p.key, day, documentID]) {
                         try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row.id])
-                        try insertEvent(db, projectKey, row.path, day, stamp, WordsWritten.Count(deleted: -p.words))
+                        try insertEvent(db, row.documentId, day, stamp, WordsWritten.Count(deleted: -p.words))
                     }
                 }
                 // Departures that match a paragraph written whole into another document today: a
@@ -181,29 +188,30 @@ public struct HistoryService: Sendable {
                         continue
                     }
                     if let row = try ProgressParagraphRecord.WordsMatch.fetchOne(db, sql: """
-                        SELECT id, path, words FROM progress_paragraph WHERE project = ? AND kind = 'added' AND key = ? AND day = ? AND path != ?
-                        ORDER BY id LIMIT 1
-                        """, arguments: [projectKey, p.key, day, pathKey]) {
+                        SELECT t.id, t.document_id, t.words FROM \(Self.paragraphs) WHERE d.project_id = ? AND t.kind = 'added'
+                        AND t.key = ? AND t.day = ? AND t.document_id != ? ORDER BY t.id LIMIT 1
+                        """, arguments: [projectID, p.key, day, documentID]) {
                         try db.execute(sql: "DELETE FROM progress_paragraph WHERE id = ?", arguments: [row.id])
-                        try insertEvent(db, projectKey, row.path, day, stamp, WordsWritten.Count(written: -row.words))
+                        try insertEvent(db, row.documentId, day, stamp, WordsWritten.Count(written: -row.words))
                         count.deleted -= p.words
                     } else {
                         stillLeaving.append(p)
                     }
                 }
                 for p in stillLeaving {
-                    try db.execute(sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'removed', ?, ?, ?)",
-                                   arguments: [projectKey, pathKey, p.key, p.words, day])
+                    try db.execute(sql: "INSERT INTO progress_paragraph(document_id, kind, key, words, day) VALUES (?, 'removed', ?, ?, ?)",
+                                   arguments: [documentID, p.key, p.words, day])
                 }
                 let addedStatement = try db.cachedStatement(
-                    sql: "INSERT INTO progress_paragraph(project, path, kind, key, words, day) VALUES (?, ?, 'added', ?, ?, ?)")
-                for p in outcome.added { try addedStatement.execute(arguments: [projectKey, pathKey, p.key, p.words, day]) }
+                    sql: "INSERT INTO progress_paragraph(document_id, kind, key, words, day) VALUES (?, 'added', ?, ?, ?)")
+                for p in outcome.added { try addedStatement.execute(arguments: [documentID, p.key, p.words, day]) }
                 count.deleted = max(0, count.deleted)
-                if !count.isZero { try insertEvent(db, projectKey, pathKey, day, stamp, count) }
+                if !count.isZero { try insertEvent(db, documentID, day, stamp, count) }
                 observed.count = observed.count + count
             }
             // The pool is for today only.
-            try db.execute(sql: "DELETE FROM progress_paragraph WHERE project = ? AND day != ?", arguments: [projectKey, day])
+            try db.execute(sql: "DELETE FROM progress_paragraph WHERE day != ? AND document_id IN (SELECT id FROM document WHERE project_id = ?)",
+                           arguments: [day, projectID])
         }
         // Versions: the last seen one of each document, and a snapshot every interval. One
         // transaction for the batch (a project's first scan brings thousands of documents).
@@ -244,20 +252,22 @@ public struct HistoryService: Sendable {
         let replaced = try writer.write { db -> [String] in
             var replaced: [String] = []
             for p in packed { try ObjectStore.put(db, p) }
+            let projectID = try DocumentIdentity.ensureProject(db, project, now: date)
             let upsert = try db.cachedStatement(sql: """
-                INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
+                INSERT INTO history_document(document_id, sha256, words, seen_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(document_id) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
                 """)
             for (s, _) in counted {
                 if let old = s.lastSha, old != s.sha { replaced.append(old) }
-                try upsert.execute(arguments: [projectKey, Data(s.path.bytes), s.sha, wordsByPath[s.path] ?? 0, stamp])
+                try upsert.execute(arguments: [try DocumentIdentity.ensure(db, projectID: projectID, path: s.path), s.sha,
+                                               wordsByPath[s.path] ?? 0, stamp])
             }
             let insert = try db.cachedStatement(sql: """
-                INSERT INTO history_snapshot(project, path, sha256, size, time, reason, note, words, added, removed)
-                VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                INSERT INTO history_snapshot(document_id, sha256, size, time, reason, note, words, added, removed)
+                VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)
                 """)
             for k in kept {
-                try insert.execute(arguments: [projectKey, Data(k.save.path.bytes), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
+                try insert.execute(arguments: [try DocumentIdentity.ensure(db, projectID: projectID, path: k.save.path), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
                                                k.added, k.removed])
             }
             return replaced
@@ -269,7 +279,8 @@ public struct HistoryService: Sendable {
             if today.written >= goal {
                 let fresh = try writer.write { db -> Bool in
                     // INSERT OR IGNORE: a row is added only when the day's notice is new.
-                    try ProgressGoalNoticeRecord(project: projectKey, day: day).insert(db, onConflict: .ignore)
+                    try ProgressGoalNoticeRecord(projectId: try DocumentIdentity.ensureProject(db, project, now: date), day: day)
+                        .insert(db, onConflict: .ignore)
                     return db.changesCount > 0
                 }
                 if fresh { observed.goalReached = today.written }
@@ -278,16 +289,23 @@ public struct HistoryService: Sendable {
         return observed
     }
 
-    func insertEvent(_ db: Database, _ project: Data, _ path: Data, _ day: String, _ time: String, _ c: WordsWritten.Count) throws {
-        try db.cachedStatement(sql: "INSERT INTO progress_event(project, path, day, time, written, imported, deleted) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [project, path, day, time, c.written, c.imported, c.deleted])
+    func insertEvent(_ db: Database, _ documentID: Int64, _ day: String, _ time: String, _ c: WordsWritten.Count) throws {
+        try db.cachedStatement(sql: "INSERT INTO progress_event(document_id, day, time, written, imported, deleted) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [documentID, day, time, c.written, c.imported, c.deleted])
     }
+
+    /// The tables history reads, joined to their document (`d`) and project (`p`) as `t`.
+    static let lastSeenJoined = DocumentIdentity.joined("history_document")
+    static let snapshots = DocumentIdentity.joined("history_snapshot")
+    static let events = DocumentIdentity.joined("progress_event")
+    static let paragraphs = DocumentIdentity.joined("progress_paragraph")
 
     /// When history first saw a project (now, on the first call).
     public func projectFirstSeen(_ project: PathBytes) throws -> Date {
         try writer.write { db in
-            try HistoryProjectRecord(project: Data(project.bytes), seenAt: RFC3339.string(Date())).insert(db, onConflict: .ignore)
-            let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project = ?", arguments: [Data(project.bytes)])
+            let projectID = try DocumentIdentity.ensureProject(db, project)
+            try HistoryProjectRecord(projectId: projectID, seenAt: RFC3339.string(Date())).insert(db, onConflict: .ignore)
+            let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project_id = ?", arguments: [projectID])
             return s.flatMap(RFC3339.date) ?? Date()
         }
     }
@@ -298,22 +316,17 @@ public struct HistoryService: Sendable {
         let sha = try objects.put(bytes)
         try writer.write { db in
             try db.execute(sql: """
-                INSERT INTO history_document(project, path, sha256, words, seen_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(project, path) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
-                """, arguments: [Data(project.bytes), Data(path.bytes), sha, WordsWritten.wordCount(bytes: bytes),
+                INSERT INTO history_document(document_id, sha256, words, seen_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(document_id) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
+                """, arguments: [try DocumentIdentity.ensure(db, project: project, path: path), sha, WordsWritten.wordCount(bytes: bytes),
                                  RFC3339.string(now.date())])
         }
     }
 
-    /// A rename: the history, the last-seen version and the figures follow the document.
+    /// A rename: the history, the last-seen version and the figures follow the document (its row
+    /// moves: `DocumentIdentity.rename`).
     public func rename(project: PathBytes, from: PathBytes, to: PathBytes) throws {
-        let p = Data(project.bytes), f = Data(from.bytes), t = Data(to.bytes)
-        try writer.write { db in
-            try db.execute(sql: "DELETE FROM history_document WHERE project = ? AND path = ?", arguments: [p, t])
-            try db.execute(sql: "UPDATE history_document SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
-            try db.execute(sql: "UPDATE history_snapshot SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
-            try db.execute(sql: "UPDATE progress_event SET path = ? WHERE project = ? AND path = ?", arguments: [t, p, f])
-        }
+        try database.renameDocument(project: project, from: from, to: to)
     }
 
     // MARK: Snapshots
@@ -338,10 +351,10 @@ public struct HistoryService: Sendable {
         }
         let time = RFC3339.string(now.date())
         let words = WordsWritten.wordCount(text)
-        var kept = HistorySnapshotRecord(id: nil, project: Data(project.bytes), path: Data(path.bytes), sha256: sha,
-                                         size: bytes.count, time: time, reason: reason, note: note, words: words, added: added,
-                                         removed: removed)
         let id = try writer.write { db -> Int64 in
+            var kept = HistorySnapshotRecord(id: nil, documentId: try DocumentIdentity.ensure(db, project: project, path: path),
+                                             path: nil, sha256: sha, size: bytes.count, time: time, reason: reason, note: note,
+                                             words: words, added: added, removed: removed)
             try kept.insert(db)
             return db.lastInsertedRowID
         }
@@ -368,7 +381,7 @@ public struct HistoryService: Sendable {
     /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
     func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM history_snapshot WHERE project = ? AND path = ? AND id <= ?",
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?",
                              arguments: [Data(project.bytes), Data(path.bytes), rev])
         } ?? 0
     }
@@ -376,7 +389,7 @@ public struct HistoryService: Sendable {
     /// A document's versions, newest first, numbered from 1 (the oldest kept).
     public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
         var all = try writer.read { db in
-            try HistorySnapshotRecord.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? ORDER BY id DESC",
+            try HistorySnapshotRecord.fetchAll(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC",
                                                arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
         }
         for i in all.indices { all[i].number = all.count - i }
@@ -386,7 +399,8 @@ public struct HistoryService: Sendable {
     public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
         try writer.read { db in
             try HistorySnapshotRecord.fetchOne(db, sql: """
-                SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND (? IS NULL OR reason = ?) ORDER BY id DESC LIMIT 1
+                SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND (? IS NULL OR t.reason = ?)
+                ORDER BY t.id DESC LIMIT 1
                 """, arguments: [Data(project.bytes), Data(path.bytes), reason, reason])?.snapshot
         }
     }
@@ -394,7 +408,7 @@ public struct HistoryService: Sendable {
     /// One version by its rev (of this document).
     public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
         try writer.read { db in
-            try HistorySnapshotRecord.fetchOne(db, sql: "SELECT * FROM history_snapshot WHERE project = ? AND path = ? AND id = ?",
+            try HistorySnapshotRecord.fetchOne(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?",
                                                arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
         }
     }
@@ -447,14 +461,15 @@ public struct HistoryService: Sendable {
     @discardableResult
     public func rebuildProgress(project: PathBytes, settings: ProgressSettings) throws -> [String] {
         let projectKey = Data(project.bytes)
-        let (counted, snapshots) = try writer.read { db in
-            (Set(try String.fetchAll(db, sql: "SELECT DISTINCT day FROM progress_event WHERE project = ?", arguments: [projectKey])),
-             try HistorySnapshotRecord.fetchAll(db, sql: "SELECT * FROM history_snapshot WHERE project = ? ORDER BY path, id",
-                                                arguments: [projectKey]).map(\.snapshot))
+        let (counted, rows) = try writer.read { db in
+            (Set(try String.fetchAll(db, sql: "SELECT DISTINCT t.day FROM \(Self.events) WHERE p.path = ?", arguments: [projectKey])),
+             try HistorySnapshotRecord.fetchAll(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? ORDER BY d.path, t.id",
+                                                arguments: [projectKey]))
         }
-        var filled: [String: [(String, WordsWritten.Count)]] = [:]
+        var filled: [String: [(Int64, WordsWritten.Count)]] = [:]
         var previous: SnapshotRecord?
-        for s in snapshots {
+        for row in rows {
+            let s = row.snapshot
             defer { previous = s }
             guard let p = previous, p.path == s.path, p.sha256 != s.sha256, let t = RFC3339.date(s.time) else { continue }
             let day = ProgressCalendar.day(of: t, dayStarts: settings.dayStarts)
@@ -464,12 +479,12 @@ public struct HistoryService: Sendable {
             if p.reason == "restore" { continue }
             let outcome = WordsWritten.count(previous: String(decoding: old, as: UTF8.self), new: String(decoding: new, as: UTF8.self),
                                              importWords: max(0, settings.importWords))
-            if !outcome.count.isZero { filled[day, default: []].append((s.path, outcome.count)) }
+            if !outcome.count.isZero { filled[day, default: []].append((row.documentId, outcome.count)) }
         }
         try writer.write { db in
             for (day, list) in filled {
-                for (path, c) in list {
-                    try insertEvent(db, projectKey, Data(PathBytes(path).bytes), day, "\(day)T00:00:00Z", c)
+                for (documentID, c) in list {
+                    try insertEvent(db, documentID, day, "\(day)T00:00:00Z", c)
                 }
             }
         }
@@ -481,8 +496,8 @@ public struct HistoryService: Sendable {
         try writer.read { db in
             var out: [String: WordsWritten.Count] = [:]
             let rows = try ProgressDayTotals.fetchAll(db, sql: """
-                SELECT day, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
-                WHERE (? IS NULL OR project = ?) AND day >= ? AND day <= ? GROUP BY day
+                SELECT t.day, SUM(t.written) AS w, SUM(t.imported) AS i, SUM(t.deleted) AS d FROM \(Self.events)
+                WHERE (? IS NULL OR p.path = ?) AND t.day >= ? AND t.day <= ? GROUP BY t.day
                 """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }, from, to])
             for r in rows { out[r.day] = r.count }
             return out
@@ -493,8 +508,8 @@ public struct HistoryService: Sendable {
     public func documents(project: PathBytes, day: String) throws -> [(path: String, count: WordsWritten.Count)] {
         try writer.read { db in
             try ProgressPathTotals.fetchAll(db, sql: """
-                SELECT path, SUM(written) AS w, SUM(imported) AS i, SUM(deleted) AS d FROM progress_event
-                WHERE project = ? AND day = ? GROUP BY path ORDER BY w DESC
+                SELECT d.path, SUM(t.written) AS w, SUM(t.imported) AS i, SUM(t.deleted) AS d FROM \(Self.events)
+                WHERE p.path = ? AND t.day = ? GROUP BY t.document_id ORDER BY w DESC, d.path
                 """, arguments: [Data(project.bytes), day]).map { r in (path: PathBytes(Array(r.path)).display, count: r.count) }
         }
     }
@@ -502,14 +517,14 @@ public struct HistoryService: Sendable {
     /// The projects with figures.
     public func projects() throws -> [PathBytes] {
         try writer.read { db in
-            try Data.fetchAll(db, sql: "SELECT DISTINCT project FROM history_document ORDER BY project").map { PathBytes(Array($0)) }
+            try Data.fetchAll(db, sql: "SELECT DISTINCT p.path FROM \(Self.lastSeenJoined) ORDER BY p.path").map { PathBytes(Array($0)) }
         }
     }
 
     /// The words of a project's documents as last seen.
     public func projectWords(project: PathBytes) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(words), 0) FROM history_document WHERE project = ?",
+            try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(t.words), 0) FROM \(Self.lastSeenJoined) WHERE p.path = ?",
                              arguments: [Data(project.bytes)]) ?? 0
         }
     }
@@ -519,7 +534,7 @@ public struct HistoryService: Sendable {
         try writer.read { db in
             var out: [String: Int] = [:]
             for r in try ProgressDayWritten.fetchAll(db, sql: """
-                SELECT day, SUM(written) AS w FROM progress_event WHERE (? IS NULL OR project = ?) GROUP BY day
+                SELECT t.day, SUM(t.written) AS w FROM \(Self.events) WHERE (? IS NULL OR p.path = ?) GROUP BY t.day
                 """, arguments: [project.map { Data($0.bytes) }, project.map { Data($0.bytes) }]) {
                 out[r.day] = max(0, r.w)
             }
@@ -533,15 +548,15 @@ public struct HistoryService: Sendable {
     public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
         let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
         let row = try writer.read { db in
-            try HistoryDocumentRecord.Stage.fetchOne(db, sql: "SELECT stage FROM history_document WHERE project = ? AND path = ?",
+            try HistoryDocumentRecord.Stage.fetchOne(db, sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?",
                                                      arguments: args)
         }
         guard let row else { return false }
         let old = row.stage
         if old == stage { return false }
         try writer.write { db in
-            try db.execute(sql: "UPDATE history_document SET stage = ? WHERE project = ? AND path = ?",
-                           arguments: [stage, Data(project.bytes), Data(path.bytes)])
+            guard let id = try DocumentIdentity.find(db, project: project, path: path) else { return }
+            try db.execute(sql: "UPDATE history_document SET stage = ? WHERE document_id = ?", arguments: [stage, id])
         }
         guard old != nil else { return false }
         // Writing moves a new document from canvas to draft by itself: that version is a save.
@@ -555,7 +570,7 @@ public struct HistoryService: Sendable {
         var out: [PathBytes: String] = [:]
         try? writer.read { db in
             for p in paths {
-                if let s = try String.fetchOne(db, sql: "SELECT stage FROM journey_state WHERE project = ? AND path = ?",
+                if let s = try String.fetchOne(db, sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?",
                                                arguments: [Data(project.bytes), Data(p.bytes)]) { out[p] = s }
             }
         }

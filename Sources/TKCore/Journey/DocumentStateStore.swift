@@ -77,24 +77,26 @@ public struct DocumentStateStore: Sendable {
             (e, try e.sidecarJSON ?? Entry.json(e.sidecar), e.sidecar.suggestions.filter { $0.status == .pending }.count)
         }
         try database.writer.write { db in
+            let projectID = try DocumentIdentity.ensureProject(db, project, now: now)
             let withContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(project, path, sidecar, stage, pending, derived_from, content, content_sha256, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, content, content_sha256, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT(document_id) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
                     pending = excluded.pending, content = excluded.content,
                     derived_from = COALESCE(excluded.derived_from, journey_state.derived_from),
                     content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
                 """)
             let withoutContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(project, path, sidecar, stage, pending, derived_from, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT(project, path) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
+                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT(document_id) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
                     pending = excluded.pending, updated_at = excluded.updated_at,
                     derived_from = COALESCE(excluded.derived_from, journey_state.derived_from)
                 """)
             for (e, json, pending) in rows {
                 let key: [any DatabaseValueConvertible] = [
-                    Data(project.bytes), Data(e.document.bytes), Data(json), e.sidecar.journey.stage.rawValue, pending,
+                    try DocumentIdentity.ensure(db, projectID: projectID, path: e.document), Data(json),
+                    e.sidecar.journey.stage.rawValue, pending,
                     e.derivedFrom,
                 ]
                 if let content = e.content {
@@ -109,11 +111,14 @@ public struct DocumentStateStore: Sendable {
         }
     }
 
+    /// `journey_state` joined to its document (`d`) and project (`p`).
+    static let joined = DocumentIdentity.joined("journey_state")
+
     /// The database copy of one document's state, if any.
     public func load(project: PathBytes, document rel: PathBytes) -> Record? {
         let row = try? database.writer.read { db in
             try JourneyStateRecord.Copy.fetchOne(
-                db, sql: "SELECT sidecar, content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                db, sql: "SELECT t.sidecar, t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?",
                 arguments: [Data(project.bytes), Data(rel.bytes)])
         }
         guard let row else { return nil }
@@ -125,7 +130,7 @@ public struct DocumentStateStore: Sendable {
     public func previousContent(project: PathBytes, document rel: PathBytes) -> (content: [UInt8], sha256: String)? {
         let row = try? database.writer.read { db in
             try JourneyStateRecord.Content.fetchOne(
-                db, sql: "SELECT content, content_sha256 FROM journey_state WHERE project = ? AND path = ?",
+                db, sql: "SELECT t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?",
                 arguments: [Data(project.bytes), Data(rel.bytes)])
         }
         guard let row, let content = row.content, let sha = row.contentSha256 else { return nil }
@@ -149,7 +154,7 @@ public struct DocumentStateStore: Sendable {
         let needle = Data(#""id":"\#(id)""#.utf8)
         let rows = (try? database.writer.read { db in
             try JourneyStateRecord.Location.fetchAll(
-                db, sql: "SELECT project, path FROM journey_state WHERE instr(sidecar, ?) > 0", arguments: [needle])
+                db, sql: "SELECT p.path AS project, d.path FROM \(Self.joined) WHERE instr(t.sidecar, ?) > 0", arguments: [needle])
         }) ?? []
         return rows.map { DocumentLocation(project: PathBytes(Array($0.project)), relative: PathBytes(Array($0.path))) }
     }
@@ -161,13 +166,13 @@ public struct DocumentStateStore: Sendable {
             var out: [PathBytes: String] = [:]
             if let paths {
                 let statement = try db.cachedStatement(
-                    sql: "SELECT derived_from FROM journey_state WHERE project = ? AND path = ?")
+                    sql: "SELECT t.derived_from FROM \(Self.joined) WHERE p.path = ? AND d.path = ?")
                 for rel in paths {
                     if let d = try String.fetchOne(statement, arguments: [Data(project.bytes), Data(rel.bytes)]) { out[rel] = d }
                 }
             } else {
                 let rows = try JourneyStateRecord.Derivation.fetchCursor(
-                    db, sql: "SELECT path, derived_from FROM journey_state WHERE project = ? AND derived_from IS NOT NULL",
+                    db, sql: "SELECT d.path, t.derived_from FROM \(Self.joined) WHERE p.path = ? AND t.derived_from IS NOT NULL",
                     arguments: [Data(project.bytes)])
                 while let row = try rows.next() { out[PathBytes(Array(row.path))] = row.derivedFrom }
             }
@@ -175,19 +180,17 @@ public struct DocumentStateStore: Sendable {
         }
     }
 
-    /// A document was renamed: its state follows it.
+    /// A document was renamed: its state follows it (with everything recorded of it, by its id: a
+    /// no-op when the index moved it already).
     public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
-        try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(new.bytes)])
-            try db.execute(sql: "UPDATE journey_state SET path = ? WHERE project = ? AND path = ?",
-                           arguments: [Data(new.bytes), Data(project.bytes), Data(old.bytes)])
-        }
+        try database.renameDocument(project: project, from: old, to: new)
     }
 
     /// A document is gone: so is its state.
     public func removed(project: PathBytes, document rel: PathBytes) throws {
         try database.writer.write { db in
-            try db.execute(sql: "DELETE FROM journey_state WHERE project = ? AND path = ?", arguments: [Data(project.bytes), Data(rel.bytes)])
+            guard let id = try DocumentIdentity.find(db, project: project, path: rel) else { return }
+            try db.execute(sql: "DELETE FROM journey_state WHERE document_id = ?", arguments: [id])
         }
     }
 }
@@ -197,9 +200,9 @@ extension AppDatabase {
     /// project when `project` is nil (keyed by the absolute path).
     public func journeyFacts(project: PathBytes? = nil) throws -> [PathBytes: JourneyFact] {
         try writer.read { db in
-            var sql = "SELECT project, path, stage, pending FROM journey_state"
+            var sql = "SELECT p.path AS project, d.path, t.stage, t.pending FROM \(DocumentStateStore.joined)"
             var args: StatementArguments = []
-            if let project { sql += " WHERE project = ?"; args += [Data(project.bytes)] }
+            if let project { sql += " WHERE p.path = ?"; args += [Data(project.bytes)] }
             var out: [PathBytes: JourneyFact] = [:]
             for row in try JourneyStateRecord.Facts.fetchAll(db, sql: sql, arguments: args) {
                 let root = PathBytes(Array(row.project))
@@ -216,10 +219,9 @@ extension AppDatabase {
         try writer.read { db in
             var out: [PathBytes: JourneySummary] = [:]
             for row in try JourneyStageCount.fetchAll(db, sql: """
-                SELECT journey_state.project AS root, stage, COUNT(*) AS n, SUM(pending) AS pending
-                FROM journey_state JOIN project ON project.path = journey_state.project
-                JOIN document ON document.project_id = project.id AND document.path = journey_state.path
-                GROUP BY journey_state.project, stage
+                SELECT p.path AS root, t.stage, COUNT(*) AS n, SUM(t.pending) AS pending
+                FROM \(DocumentStateStore.joined) WHERE d.in_index = 1
+                GROUP BY p.id, t.stage
                 """) {
                 let root = PathBytes(Array(row.root))
                 var s = out[root] ?? JourneySummary()

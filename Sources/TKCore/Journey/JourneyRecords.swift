@@ -7,8 +7,8 @@ import GRDB
 /// bytes it describes.
 struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "journey_state"
-    var project: Data
-    var path: Data
+    /// The document (`document.id`).
+    var documentId: Int64
     /// The sidecar as compact JSON.
     var sidecar: Data
     var stage: String
@@ -21,13 +21,14 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var derivedFrom: String?
 
     enum CodingKeys: String, CodingKey {
-        case project, path, sidecar, stage, pending, content
-        case contentSha256 = "content_sha256", updatedAt = "updated_at", derivedFrom = "derived_from"
+        case sidecar, stage, pending, content
+        case documentId = "document_id", contentSha256 = "content_sha256", updatedAt = "updated_at", derivedFrom = "derived_from"
     }
 
     enum Columns {
-        static let project = Column(CodingKeys.project)
-        static let path = Column(CodingKeys.path)
+        static let documentId = Column(CodingKeys.documentId)
+        /// `document.path`, joined (`DocumentStateStore.joined`).
+        static let path = Column("path")
         static let sidecar = Column(CodingKeys.sidecar)
         static let stage = Column(CodingKeys.stage)
         static let pending = Column(CodingKeys.pending)
@@ -53,13 +54,13 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
         enum CodingKeys: String, CodingKey { case content, contentSha256 = "content_sha256" }
     }
 
-    /// `project, path`: where a recorded document is.
+    /// `project, path` (joined): where a recorded document is.
     struct Location: Decodable, FetchableRecord {
         var project: Data
         var path: Data
     }
 
-    /// `path, derived_from`. Read for every document of a project when the agent starts, so by hand
+    /// `path` (joined), `derived_from`. Read for every document of a project when the agent starts, so by hand
     /// (a `Decodable` row took twice as long).
     struct Derivation: FetchableRecord {
         var path: Data
@@ -71,7 +72,7 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
         }
     }
 
-    /// `project, path, stage, pending`: a document's journey facts.
+    /// `project, path` (joined), `stage, pending`: a document's journey facts.
     struct Facts: Decodable, FetchableRecord {
         var project: Data
         var path: Data

@@ -3,13 +3,14 @@ import GRDB
 
 // The review subsystem's tables as GRDB records (`AppDatabase.registerReviewMigrations`).
 
-/// `review_round`: the round is its own record; its stored form differs from its fields (paths as
-/// blobs, advisors as JSON text, flags as integers), so it reads and writes its row by hand.
+/// `review_round`: the round is its own record; its stored form differs from its fields (the
+/// document by id, read joined to its paths; advisors as JSON text; flags as integers), so it reads
+/// and writes its row by hand.
 extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
     public static let databaseTableName = "review_round"
 
     enum CodingKeys: String, CodingKey {
-        case id, project, document, status, manual, reason, advisors, provider, model, attempts, tries, suggestions
+        case id, project, document, documentId = "document_id", status, manual, reason, advisors, provider, model, attempts, tries, suggestions
         case unanchored, truncated, error
         case skipQuiet = "skip_quiet", contentSha = "content_sha", promptHash = "prompt_hash"
         case inputTokens = "input_tokens", outputTokens = "output_tokens", costUsd = "cost_usd", ownerPid = "owner_pid"
@@ -18,8 +19,10 @@ extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
 
     public enum Columns {
         static let id = Column(CodingKeys.id)
+        /// `project.path` and `document.path`, joined (`ReviewStore.joined`): not columns of the table.
         static let project = Column(CodingKeys.project)
         static let document = Column(CodingKeys.document)
+        static let documentId = Column(CodingKeys.documentId)
         static let status = Column(CodingKeys.status)
         static let manual = Column(CodingKeys.manual)
         static let skipQuiet = Column(CodingKeys.skipQuiet)
@@ -57,6 +60,7 @@ extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
                   status: status, manual: try row.decode(forColumn: Columns.manual),
                   skipQuiet: try row.decode(forColumn: Columns.skipQuiet), advisors: advisors,
                   queuedAt: try row.decode(forColumn: Columns.queuedAt))
+        documentID = row.hasColumn("document_id") ? try row.decode(forColumn: Columns.documentId) : nil
         reason = try row.decode(forColumn: Columns.reason)
         contentSha = try row.decode(forColumn: Columns.contentSha)
         promptHash = try row.decode(forColumn: Columns.promptHash)
@@ -79,8 +83,8 @@ extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
 
     public func encode(to container: inout PersistenceContainer) throws {
         container[Columns.id] = id
-        container[Columns.project] = Data(project.bytes)
-        container[Columns.document] = Data(document.bytes)
+        // Set by `ReviewStore.enqueue` before the insert; an update leaves it (`ReviewStore.update`).
+        if let documentID { container[Columns.documentId] = documentID }
         container[Columns.status] = status.rawValue
         container[Columns.manual] = manual
         container[Columns.skipQuiet] = skipQuiet
@@ -106,6 +110,14 @@ extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
         container[Columns.error] = error
     }
 
+    /// The columns a round's own fields are stored in (all but the document's).
+    static let fieldColumns: [Column] = [
+        Columns.status, Columns.manual, Columns.skipQuiet, Columns.reason, Columns.advisors, Columns.contentSha,
+        Columns.promptHash, Columns.provider, Columns.model, Columns.inputTokens, Columns.outputTokens, Columns.costUsd,
+        Columns.attempts, Columns.tries, Columns.suggestions, Columns.unanchored, Columns.truncated, Columns.ownerPid,
+        Columns.notBefore, Columns.queuedAt, Columns.startedAt, Columns.finishedAt, Columns.error,
+    ]
+
     /// `advisors` as stored: compact JSON, NULL for the document's own advisors.
     static func advisorsText(_ advisors: [String]?) -> String? { advisors.map { JSON.string($0, pretty: false) } }
 }
@@ -113,21 +125,20 @@ extension ReviewRoundRecord: FetchableRecord, PersistableRecord {
 /// `review_baseline`: the words a document's last successful round saw.
 struct ReviewBaselineRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "review_baseline"
-    var project: Data
-    var document: Data
+    /// The document (`document.id`).
+    var documentId: Int64
     var contentSha: String
     /// `ReviewPolicy.encode` of the words.
     var words: Data
     var updatedAt: String
 
     enum CodingKeys: String, CodingKey {
-        case project, document, words
-        case contentSha = "content_sha", updatedAt = "updated_at"
+        case words
+        case documentId = "document_id", contentSha = "content_sha", updatedAt = "updated_at"
     }
 
     enum Columns {
-        static let project = Column(CodingKeys.project)
-        static let document = Column(CodingKeys.document)
+        static let documentId = Column(CodingKeys.documentId)
         static let contentSha = Column(CodingKeys.contentSha)
         static let words = Column(CodingKeys.words)
         static let updatedAt = Column(CodingKeys.updatedAt)

@@ -35,6 +35,8 @@ public struct ReviewRoundRecord: Sendable, Equatable {
     public var startedAt: String?
     public var finishedAt: String?
     public var error: String?
+    /// The document's row (`document.id`): nil until the round is stored.
+    public var documentID: Int64?
 
     public init(id: String, project: PathBytes, document: PathBytes, status: RoundStatus = .queued, manual: Bool,
                 skipQuiet: Bool, advisors: [String]?, queuedAt: String) {
@@ -53,11 +55,14 @@ public struct ReviewStore: Sendable {
     public let database: AppDatabase
     public init(database: AppDatabase) { self.database = database }
 
+    /// A round's columns, with its document's paths (`project`, `document`), from `joined`.
     static let columns = """
-        id, project, document, status, manual, skip_quiet, reason, advisors, content_sha, prompt_hash, provider, model,
-        input_tokens, output_tokens, cost_usd, attempts, tries, suggestions, unanchored, truncated, owner_pid, not_before,
-        queued_at, started_at, finished_at, error
+        t.id, p.path AS project, d.path AS document, t.document_id, t.status, t.manual, t.skip_quiet, t.reason, t.advisors,
+        t.content_sha, t.prompt_hash, t.provider, t.model, t.input_tokens, t.output_tokens, t.cost_usd, t.attempts, t.tries,
+        t.suggestions, t.unanchored, t.truncated, t.owner_pid, t.not_before, t.queued_at, t.started_at, t.finished_at, t.error
         """
+    /// `review_round` (`t`) joined to its document (`d`) and project (`p`).
+    static let joined = DocumentIdentity.joined("review_round")
 
     /// A new round id: `r` and 12 hex digits.
     public static func newID() -> String {
@@ -71,8 +76,8 @@ public struct ReviewStore: Sendable {
                         now: Date = Date()) throws -> (round: ReviewRoundRecord, created: Bool) {
         try database.writer.write { db in
             if var r = try ReviewRoundRecord.fetchOne(db, sql: """
-                SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
-                ORDER BY queued_at LIMIT 1
+                SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.status IN ('queued', 'waiting')
+                ORDER BY t.queued_at LIMIT 1
                 """, arguments: [Data(project.bytes), Data(document.bytes)]) {
                 r.manual = r.manual || manual
                 r.skipQuiet = r.skipQuiet || skipQuiet
@@ -81,8 +86,9 @@ public struct ReviewStore: Sendable {
                                arguments: [r.manual, r.skipQuiet, ReviewRoundRecord.advisorsText(r.advisors), r.id])
                 return (r, false)
             }
-            let r = ReviewRoundRecord(id: Self.newID(), project: project, document: document, manual: manual,
+            var r = ReviewRoundRecord(id: Self.newID(), project: project, document: document, manual: manual,
                                       skipQuiet: skipQuiet, advisors: advisors, queuedAt: RFC3339.string(now))
+            r.documentID = try DocumentIdentity.ensure(db, project: project, path: document, now: now)
             try r.insert(db)
             return (r, true)
         }
@@ -91,14 +97,15 @@ public struct ReviewStore: Sendable {
     /// Writes every field of a round.
     public func update(_ r: ReviewRoundRecord) throws {
         try database.writer.write { db in
-            // A round no longer in the table stays gone (as with the plain UPDATE this replaced).
-            do { try r.update(db) } catch RecordError.recordNotFound {}
+            // A round no longer in the table stays gone (as with the plain UPDATE this replaced). The
+            // document stays the round's own (a rename moved it, not the round).
+            do { try r.update(db, columns: ReviewRoundRecord.fieldColumns) } catch RecordError.recordNotFound {}
         }
     }
 
     public func round(id: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
-            try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id])
+            try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM \(Self.joined) WHERE t.id = ?", arguments: [id])
         }
     }
 
@@ -106,7 +113,7 @@ public struct ReviewStore: Sendable {
     public func pending() throws -> [ReviewRoundRecord] {
         try database.writer.read { db in
             try ReviewRoundRecord.fetchAll(db, sql: """
-                SELECT \(Self.columns) FROM review_round WHERE status IN ('queued', 'waiting') ORDER BY queued_at, rowid
+                SELECT \(Self.columns) FROM \(Self.joined) WHERE t.status IN ('queued', 'waiting') ORDER BY t.queued_at, t.rowid
                 """)
         }
     }
@@ -115,7 +122,7 @@ public struct ReviewStore: Sendable {
     public func rounds(project: PathBytes, document: PathBytes) throws -> [ReviewRoundRecord] {
         try database.writer.read { db in
             try ReviewRoundRecord.fetchAll(db, sql: """
-                SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? ORDER BY queued_at, rowid
+                SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? ORDER BY t.queued_at, t.rowid
                 """, arguments: [Data(project.bytes), Data(document.bytes)])
         }
     }
@@ -129,7 +136,7 @@ public struct ReviewStore: Sendable {
                 WHERE id = ? AND status IN ('queued', 'waiting')
                 """, arguments: [Int64(pid), RFC3339.string(now), id])
             guard db.changesCount == 1 else { return nil }
-            return try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM review_round WHERE id = ?", arguments: [id])
+            return try ReviewRoundRecord.fetchOne(db, sql: "SELECT \(Self.columns) FROM \(Self.joined) WHERE t.id = ?", arguments: [id])
         }
     }
 
@@ -137,7 +144,7 @@ public struct ReviewStore: Sendable {
     /// - Returns: the rounds put back.
     public func recoverInterrupted(isAlive: (Int32) -> Bool) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
-            let stale = try ReviewRoundRecord.fetchAll(db, sql: "SELECT \(Self.columns) FROM review_round WHERE status = 'running'")
+            let stale = try ReviewRoundRecord.fetchAll(db, sql: "SELECT \(Self.columns) FROM \(Self.joined) WHERE t.status = 'running'")
                 .filter { r in r.ownerPid.map { !isAlive($0) } ?? true }
             var out: [ReviewRoundRecord] = []
             for var r in stale {
@@ -158,34 +165,28 @@ public struct ReviewStore: Sendable {
     public func cached(project: PathBytes, document: PathBytes, contentSha: String, promptHash: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
             try ReviewRoundRecord.fetchOne(db, sql: """
-                SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND content_sha = ? AND prompt_hash = ?
-                AND status = 'done' ORDER BY finished_at DESC LIMIT 1
+                SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.content_sha = ?
+                AND t.prompt_hash = ? AND t.status = 'done' ORDER BY t.finished_at DESC LIMIT 1
                 """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash])
         }
     }
 
-    /// Follows a renamed document.
+    /// Follows a renamed document (its row moves with its rounds and baseline: `DocumentIdentity.rename`).
     public func move(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
-        try database.writer.write { db in
-            try db.execute(sql: "UPDATE review_round SET document = ? WHERE project = ? AND document = ?",
-                           arguments: [Data(new.bytes), Data(project.bytes), Data(old.bytes)])
-            try db.execute(sql: "DELETE FROM review_baseline WHERE project = ? AND document = ?",
-                           arguments: [Data(project.bytes), Data(new.bytes)])
-            try db.execute(sql: "UPDATE review_baseline SET document = ? WHERE project = ? AND document = ?",
-                           arguments: [Data(new.bytes), Data(project.bytes), Data(old.bytes)])
-        }
+        try database.renameDocument(project: project, from: old, to: new)
     }
 
     /// Forgets the pending rounds of a deleted document.
     public func cancelPending(project: PathBytes, document: PathBytes, reason: String, now: Date = Date()) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
             let rows = try ReviewRoundRecord.fetchAll(db, sql: """
-                SELECT \(Self.columns) FROM review_round WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
+                SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.status IN ('queued', 'waiting')
                 """, arguments: [Data(project.bytes), Data(document.bytes)])
+            guard let id = try DocumentIdentity.find(db, project: project, path: document) else { return rows }
             try db.execute(sql: """
                 UPDATE review_round SET status = 'failed', reason = ?, finished_at = ?
-                WHERE project = ? AND document = ? AND status IN ('queued', 'waiting')
-                """, arguments: [reason, RFC3339.string(now), Data(project.bytes), Data(document.bytes)])
+                WHERE document_id = ? AND status IN ('queued', 'waiting')
+                """, arguments: [reason, RFC3339.string(now), id])
             return rows
         }
     }
@@ -195,7 +196,7 @@ public struct ReviewStore: Sendable {
     /// The words the document's last successful round saw (empty for a document never reviewed).
     public func baseline(project: PathBytes, document: PathBytes) throws -> [UInt32] {
         try database.writer.read { db in
-            let data = try Data.fetchOne(db, sql: "SELECT words FROM review_baseline WHERE project = ? AND document = ?",
+            let data = try Data.fetchOne(db, sql: "SELECT t.words FROM \(DocumentIdentity.joined("review_baseline")) WHERE p.path = ? AND d.path = ?",
                                          arguments: [Data(project.bytes), Data(document.bytes)])
             return data.map(ReviewPolicy.decode) ?? []
         }
@@ -203,9 +204,10 @@ public struct ReviewStore: Sendable {
 
     public func setBaseline(project: PathBytes, document: PathBytes, contentSha: String, words: [UInt32], now: Date = Date()) throws {
         try database.writer.write { db in
-            // INSERT … ON CONFLICT DO UPDATE of every column but the key (project, document), its only
+            // INSERT … ON CONFLICT DO UPDATE of every column but the key (document_id), its only
             // uniqueness constraint.
-            try ReviewBaselineRecord(project: Data(project.bytes), document: Data(document.bytes), contentSha: contentSha,
+            try ReviewBaselineRecord(documentId: try DocumentIdentity.ensure(db, project: project, path: document, now: now),
+                                     contentSha: contentSha,
                                      words: ReviewPolicy.encode(words), updatedAt: RFC3339.string(now)).upsert(db)
         }
     }
@@ -226,7 +228,7 @@ public struct ReviewStore: Sendable {
             }
             q.failed = try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM review_round r WHERE r.status = 'failed' AND NOT EXISTS (
-                    SELECT 1 FROM review_round n WHERE n.project = r.project AND n.document = r.document
+                    SELECT 1 FROM review_round n WHERE n.document_id = r.document_id
                     AND n.rowid != r.rowid AND n.queued_at >= r.queued_at AND n.status != 'failed')
                 AND r.finished_at >= ?
                 """, arguments: [RFC3339.string(now.addingTimeInterval(-86_400))]) ?? 0
@@ -237,7 +239,7 @@ public struct ReviewStore: Sendable {
     /// One line per waiting round: why it waits.
     public func waitingReasons() throws -> [String] {
         try database.writer.read { db in
-            try ReviewWaitingRow.fetchAll(db, sql: "SELECT document, reason FROM review_round WHERE status = 'waiting' ORDER BY queued_at")
+            try ReviewWaitingRow.fetchAll(db, sql: "SELECT d.path AS document, t.reason FROM \(Self.joined) WHERE t.status = 'waiting' ORDER BY t.queued_at")
                 .map { row in
                     let doc = PathBytes(Array(row.document)).display
                     return "review of \(doc) waiting: \(row.reason ?? "no reason recorded")"

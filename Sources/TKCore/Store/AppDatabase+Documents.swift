@@ -23,7 +23,7 @@ extension AppDatabase {
         }
     }
 
-    /// Forgets a project and its documents.
+    /// Forgets a project, its documents and everything recorded of them (history included).
     public func removeProject(_ root: PathBytes) throws {
         try writer.write { db in
             guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM project WHERE path = ?", arguments: [Data(root.bytes)]) else {
@@ -42,7 +42,7 @@ extension AppDatabase {
     /// The fingerprints of a project's documents, optionally only those under a relative folder.
     public func fingerprints(projectID: Int64, under folder: PathBytes? = nil) throws -> [PathBytes: Fingerprint] {
         try writer.read { db in
-            var sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ?"
+            var sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ? AND in_index = 1"
             var args: StatementArguments = [projectID]
             if let folder, !folder.isEmpty {
                 let (lo, hi) = Self.prefixBounds(folder)
@@ -60,7 +60,7 @@ extension AppDatabase {
     public func fingerprints(projectID: Int64, exact path: PathBytes) throws -> Fingerprint? {
         try writer.read { db in
             try DocumentRecord.Stat.fetchOne(db, sql: """
-                SELECT size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ? AND path = ?
+                SELECT size, mtime_ns, ctime_ns, inode, sha256 FROM document WHERE project_id = ? AND path = ? AND in_index = 1
                 """, arguments: [projectID, Data(path.bytes)])?.fingerprint
         }
     }
@@ -74,18 +74,22 @@ extension AppDatabase {
         return (lo, hi)
     }
 
-    /// Writes parsed documents (insert or update) and removes deleted paths, in one transaction.
+    /// Writes parsed documents (insert or update), moves renamed ones and takes deleted paths out of
+    /// the index, in one transaction. Renames come first (`DocumentIdentity.rename`: the row and
+    /// everything recorded of it move), so that the new path's upsert updates the moved row. A
+    /// deleted document's row stays, out of the index, with its history (`DocumentIdentity`).
     ///
     /// The full-text index is kept in step here, statement by statement (see migration
     /// v4-foundation-fts-without-triggers for why not by triggers).
     public func apply(projectID: Int64, upserts: [IndexedDocument], statOnly: [(PathBytes, FileStat)] = [],
-                      deletions: [PathBytes] = [], now: Date = Date()) throws {
-        if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty { return }
+                      renames: [(from: PathBytes, to: PathBytes)] = [], deletions: [PathBytes] = [], now: Date = Date()) throws {
+        if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty && renames.isEmpty { return }
         let stamp = RFC3339.string(now)
         try writer.write { db in
+            for r in renames { try DocumentIdentity.rename(db, projectID: projectID, from: r.from, to: r.to) }
             let fts = FullTextIndex(db)
             let existing = try db.cachedStatement(sql: """
-                SELECT id, title, headings, tags, body FROM document WHERE project_id = ? AND path = ?
+                SELECT id, title, headings, tags, body, in_index FROM document WHERE project_id = ? AND path = ?
                 """)
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
@@ -95,7 +99,7 @@ extension AppDatabase {
             let pending = try db.cachedStatement(sql: "INSERT OR IGNORE INTO passage_pending(document_id) VALUES (?)")
             let update = try db.cachedStatement(sql: """
                 UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, sha256 = ?, words = ?,
-                    title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?
+                    title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?, in_index = 1
                 WHERE id = ?
                 """)
             for d in upserts {
@@ -125,20 +129,29 @@ extension AppDatabase {
                 }
             }
             let touch = try db.cachedStatement(sql: """
-                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ?
+                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ? AND in_index = 1
                 """)
             for (path, st) in statOnly {
                 try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
             }
-            let del = try db.cachedStatement(sql: "DELETE FROM document WHERE id = ?")
+            // Out of the index: its text, passages and embeddings go; the row stays for its history,
+            // with an empty entry in `document_fts` (every row has the entry its columns make).
+            let leave = try db.cachedStatement(sql: """
+                UPDATE document SET in_index = 0, sha256 = '', words = 0, title = '', headings = '', tags = '', body = '',
+                    problem = NULL WHERE id = ?
+                """)
             let unlist = try db.cachedStatement(sql: "DELETE FROM passage_pending WHERE document_id = ?")
+            let dropPassages = try db.cachedStatement(sql: "DELETE FROM passage WHERE document_id = ?")
+            let dropRetrieval = try db.cachedStatement(sql: "DELETE FROM document_retrieval WHERE document_id = ?")
             for path in deletions {
-                guard let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, Data(path.bytes)]) else {
-                    continue
-                }
+                guard let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, Data(path.bytes)]),
+                      old.inIndex else { continue }
                 try fts.remove(old)
                 try unlist.execute(arguments: [old.id])
-                try del.execute(arguments: [old.id])
+                try dropPassages.execute(arguments: [old.id])
+                try dropRetrieval.execute(arguments: [old.id])
+                try leave.execute(arguments: [old.id])
+                try fts.add(id: old.id, title: "", headings: "", tags: "", body: "")
             }
         }
     }
@@ -148,7 +161,7 @@ extension AppDatabase {
         try writer.read { db in
             var out: [PathBytes: String] = [:]
             let rows = try DocumentRecord.Problem.fetchCursor(db, sql: """
-                SELECT path, problem FROM document WHERE project_id = ? AND problem IS NOT NULL
+                SELECT path, problem FROM document WHERE project_id = ? AND problem IS NOT NULL AND in_index = 1
                 """, arguments: [projectID])
             while let row = try rows.next() {
                 out[PathBytes(Array(row.path))] = row.problem
@@ -163,10 +176,10 @@ extension AppDatabase {
             var sql = """
                 SELECT project.path AS root, document.path, document.sha256, document.words,
                        document.title, document.indexed_at
-                FROM document JOIN project ON project.id = document.project_id
+                FROM document JOIN project ON project.id = document.project_id WHERE document.in_index = 1
                 """
             var args: StatementArguments = []
-            if let project { sql += " WHERE project.path = ?"; args += [Data(project.bytes)] }
+            if let project { sql += " AND project.path = ?"; args += [Data(project.bytes)] }
             sql += " ORDER BY project.path, document.path"
             return try DocumentSummaryRow.fetchAll(db, sql: sql, arguments: args).map { row in
                 DocumentSummary(
@@ -177,10 +190,10 @@ extension AppDatabase {
         }
     }
 
-    /// One document row by project and relative path.
+    /// One indexed document's row by project and relative path.
     public func document(projectID: Int64, path: PathBytes) throws -> DocumentRecord? {
         try writer.read { db in
-            try DocumentRecord.fetchOne(db, sql: "SELECT * FROM document WHERE project_id = ? AND path = ?",
+            try DocumentRecord.fetchOne(db, sql: "SELECT * FROM document WHERE project_id = ? AND path = ? AND in_index = 1",
                                         arguments: [projectID, Data(path.bytes)])
         }
     }
@@ -192,7 +205,7 @@ extension AppDatabase {
             var total = 0
             for row in try ProjectDocumentCount.fetchAll(db, sql: """
                 SELECT project.path AS root, COUNT(document.id) AS n FROM project
-                LEFT JOIN document ON document.project_id = project.id GROUP BY project.id
+                LEFT JOIN document ON document.project_id = project.id AND document.in_index = 1 GROUP BY project.id
                 """) {
                 per[PathBytes(Array(row.root))] = row.n
                 total += row.n

@@ -127,6 +127,7 @@ public struct AppDatabase: Sendable {
         registerRetrievalMigrations(&m)
         registerProgressMigrations(&m)
         registerVectorBlockMigrations(&m)
+        registerIdentityMigrations(&m)
         return m
     }
 }

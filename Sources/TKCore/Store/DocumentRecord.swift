@@ -20,10 +20,14 @@ public struct DocumentRecord: Codable, Sendable, FetchableRecord, MutablePersist
     public var indexedAt: String
     /// A problem found when the document was last read (broken front matter), shown by `status`.
     public var problem: String?
+    /// In the index now (false: a document known only to its history, journey or rounds — deleted,
+    /// too large, or not indexed yet; see `DocumentIdentity`).
+    public var inIndex: Bool
 
     enum CodingKeys: String, CodingKey {
         case id, path, size, inode, sha256, words, title, headings, tags, body, problem
         case projectId = "project_id", mtimeNs = "mtime_ns", ctimeNs = "ctime_ns", indexedAt = "indexed_at"
+        case inIndex = "in_index"
     }
 
     public enum Columns {
@@ -42,6 +46,7 @@ public struct DocumentRecord: Codable, Sendable, FetchableRecord, MutablePersist
         static let body = Column(CodingKeys.body)
         static let indexedAt = Column(CodingKeys.indexedAt)
         static let problem = Column(CodingKeys.problem)
+        static let inIndex = Column(CodingKeys.inIndex)
     }
 
     public mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
@@ -60,6 +65,8 @@ extension DocumentRecord {
         var headings: String
         var tags: String
         var body: String
+        /// `in_index` when selected (an entry read without it is in the index).
+        var inIndex: Bool
 
         init(row: Row) throws {
             id = try row.decode(forColumn: Columns.id)
@@ -67,6 +74,7 @@ extension DocumentRecord {
             headings = try row.decode(forColumn: Columns.headings)
             tags = try row.decode(forColumn: Columns.tags)
             body = try row.decode(forColumn: Columns.body)
+            inIndex = row.hasColumn("in_index") ? try row.decode(Bool.self, forColumn: Columns.inIndex) : true
         }
     }
 

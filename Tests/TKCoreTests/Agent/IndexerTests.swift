@@ -136,13 +136,14 @@ fileprivate final class TempProject {
         #expect(batches.flatMap { $0 } == (0..<20).map { String(format: "n%02d.md", $0) })
     }
 
-    /// The documents without current passages, as every question asked before `passage_pending`
-    /// kept them: no retrieval row, or one made from other bytes.
+    /// The documents in the index without current passages, as every question asked before
+    /// `passage_pending` kept them: no retrieval row, or one made from other bytes. (A deleted
+    /// document's row stays, out of the index, for its history: it has no passages to write.)
     fileprivate static func withoutPassagesByScan(_ db: AppDatabase) throws -> Set<Int64> {
         try db.writer.read { db in
             Set(try Int64.fetchAll(db, sql: """
                 SELECT c.id FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id
-                WHERE r.document_id IS NULL OR r.sha256 != c.sha256
+                WHERE c.in_index = 1 AND (r.document_id IS NULL OR r.sha256 != c.sha256)
                 """))
         }
     }
