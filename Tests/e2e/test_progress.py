@@ -166,6 +166,45 @@ def test_history_diff_restore_across_a_rename(tk):
         db.close()
 
 
+def test_a_deleted_documents_history_stays_restorable(tk):
+    """Documents are kept by id: deleting one takes it out of the index and search, not out of the
+    history; `history`, `diff` and `restore` still take its path, and a restore brings it back
+    under the same row, its history continued."""
+    proj = tk.project()
+    day = Day(tk, proj)
+    v1 = doc("# Lost", "The lighthouse keeper wrote every night.")
+    v2 = doc("# Lost", "The lighthouse keeper wrote every night, and burned every page.")
+    day.save("2026-11-23T09:00:00Z", **{"lost.md": v1, "other.md": doc("# Other", "Something else.")})
+    day.save("2026-11-23T10:00:00Z", **{"lost.md": v2})
+    assert tk.json("search", "lighthouse", "--json")["results"]
+    (proj / "lost.md").unlink()
+    day.save("2026-11-23T11:00:00Z")
+    assert not tk.json("search", "lighthouse", "--json")["results"]
+    h = tk.json("history", proj / "lost.md", "--json")
+    assert [e["words"] for e in h] == [len(words(v2)), len(words(v1))]
+    d = tk.run("diff", proj / "lost.md", h[1]["rev"], h[0]["rev"]).stdout
+    assert "+The lighthouse keeper wrote every night, and burned every page." in d
+    written = tk.json("progress", "--json", clock="2026-11-23T11:01:00Z")["today"]["written"]
+    assert written > 0
+    r = tk.json("restore", proj / "lost.md", h[0]["rev"], "--json", clock="2026-11-23T11:05:00Z")
+    assert r == {"restored": h[0]["rev"], "kept": None}
+    assert (proj / "lost.md").read_text() == v2
+    day.save("2026-11-23T11:10:00Z")
+    assert [e["path"] for e in tk.json("search", "lighthouse", "--json")["results"]] == ["lost.md"]
+    assert len(tk.json("history", proj / "lost.md", "--json")) == 2
+    # Restored words are not writing.
+    assert tk.json("progress", "--json", clock="2026-11-23T11:10:00Z")["today"]["written"] == written
+    # A file that never was: one clear line.
+    r = tk.run("history", proj / "never.md", check=False)
+    assert r.returncode != 0 and "never.md: no such file" in r.stderr
+    db = sqlite3.connect(tk.data / "index.sqlite")
+    try:
+        assert db.execute("PRAGMA foreign_key_check").fetchall() == []
+        assert [r[0] for r in db.execute("SELECT count(*) FROM document WHERE path = CAST('lost.md' AS BLOB)")] == [1]
+    finally:
+        db.close()
+
+
 # -- rounds that read only what changed ------------------------------------------------------
 
 @pytest.fixture

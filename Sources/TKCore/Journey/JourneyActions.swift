@@ -87,9 +87,17 @@ public struct JourneyActions: Sendable {
 
     /// The project and relative path of a document given on the command line.
     /// - Throws: when the file does not exist or is not a regular file.
-    public func locate(file: String) throws(JourneyActionError) -> DocumentLocation {
+    /// - Parameter deleted: also a deleted document the database still keeps (its history), so that
+    ///   `history`, `diff` and `restore` reach it.
+    public func locate(file: String, deleted: Bool = false) throws(JourneyActionError) -> DocumentLocation {
         let abs = FileSystem.absolute(file)
-        guard let st = FileSystem.lstatIfExists(abs) else { throw .noSuchFile(file) }
+        guard let st = FileSystem.lstatIfExists(abs) else {
+            guard deleted, abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else { throw .noSuchFile(file) }
+            let root = DocumentResolver.projectRoot(forFile: abs, known: knownRoots())
+            guard let rel = abs.relative(to: root), !rel.isEmpty,
+                  (try? states?.database.hasDocument(project: root, path: rel)) == true else { throw .noSuchFile(file) }
+            return DocumentLocation(project: root, relative: rel)
+        }
         guard st.kind == .regular else { throw .notARegularFile(file) }
         guard abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else {
             throw .notMarkdown(file)

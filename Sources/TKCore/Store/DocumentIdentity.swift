@@ -70,10 +70,8 @@ enum DocumentIdentity {
     @discardableResult
     static func rename(_ db: Database, projectID: Int64, from: PathBytes, to: PathBytes) throws -> Bool {
         let find = try db.cachedStatement(sql: "SELECT id FROM document WHERE project_id = ? AND path = ?")
-        guard let moving = try Row.fetchOne(find, arguments: [projectID, Data(from.bytes)]) else { return false }
-        let movingID: Int64 = moving[0]
-        if let there = try Row.fetchOne(find, arguments: [projectID, Data(to.bytes)]) {
-            let thereID: Int64 = there[0]
+        guard let movingID = try Int64.fetchOne(find, arguments: [projectID, Data(from.bytes)]) else { return false }
+        if let thereID = try Int64.fetchOne(find, arguments: [projectID, Data(to.bytes)]) {
             if let entry = try DocumentRecord.FullTextEntry.fetchOne(db, sql: """
                 SELECT id, title, headings, tags, body FROM document WHERE id = ?
                 """, arguments: [thereID]) { try FullTextIndex(db).remove(entry) }
@@ -91,6 +89,11 @@ enum DocumentIdentity {
 }
 
 extension AppDatabase {
+    /// Whether the database has a row for the document (in the index, or kept for its history).
+    public func hasDocument(project: PathBytes, path: PathBytes) throws -> Bool {
+        try writer.read { db in try DocumentIdentity.find(db, project: project, path: path) != nil }
+    }
+
     /// Moves a document and everything recorded of it to a new path (`DocumentIdentity.rename`).
     public func renameDocument(project: PathBytes, from: PathBytes, to: PathBytes) throws {
         try writer.write { db in

@@ -22,7 +22,7 @@ extension TKAgent {
 
         func run() async throws {
             let (service, _) = try HistoryCLI.service()
-            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
+            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions(), deleted: true)
             let list = try service.list(project: loc.project, path: loc.relative)
             guard !list.isEmpty else { throw CLIError("\(file): no versions kept yet (see `tk-agent snapshot`)") }
             func content(_ s: SnapshotRecord) throws -> String {

@@ -52,14 +52,15 @@ extension TKAgent {
             discussion: """
                 Versions are kept when a review round starts, when the journey stage changes, before accept --apply \
                 and pipe --apply write, on `tk-agent snapshot`, and every history.interval_minutes while the document \
-                is edited. Renames keep the history.
+                is edited. Renames keep the history, and so does a deletion: `history`, `diff` and `restore` still take \
+                a deleted document's path.
                 """)
         @Argument(help: "The markdown document.", completion: .file(extensions: ["md", "markdown"])) var file: String
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
             let (service, _) = try HistoryCLI.service()
-            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
+            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions(), deleted: true)
             let list = try service.list(project: loc.project, path: loc.relative)
             if output.json {
                 struct Row: Encodable { var rev: Int; var time: String; var reason: String; var note: String?; var words: Int; var added: Int; var removed: Int }

@@ -18,12 +18,26 @@ extension TKAgent {
 
         func run() async throws {
             let (service, paths) = try HistoryCLI.service()
-            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
+            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions(), deleted: true)
             let config = ConfigurationLoader.load(paths: paths, project: loc.project).config
             let list = try service.list(project: loc.project, path: loc.relative)
             let target = try HistoryCLI.resolve(rev, in: list, file: file)
             let old: [UInt8]
             do { old = try service.content(target) } catch { throw CLIError("\(file): cannot read version \(target.number) (\(error))") }
+            if FileSystem.lstatIfExists(loc.absolute) == nil {
+                // A deleted document comes back: there is no current version to keep first.
+                do { try FileSystem.writeAtomically(old, to: loc.absolute, mode: 0o644, durable: true) } catch {
+                    throw CLIError("\(file): cannot write (\(error))")
+                }
+                try? service.markSeen(project: loc.project, path: loc.relative, bytes: old)
+                SuggestionLookup.nudgeAgent()
+                if output.json {
+                    print(JSON.string(["restored": JSONValue.number(Double(target.number)), "kept": .null]))
+                } else {
+                    print("restored version \(target.number) of \(loc.relative.display), which had been deleted")
+                }
+                return
+            }
             var kept: SnapshotRecord?
             let written: (old: [UInt8], new: [UInt8])?
             do {

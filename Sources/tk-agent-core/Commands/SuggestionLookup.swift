@@ -10,9 +10,10 @@ enum SuggestionLookup {
         return JourneyActions(paths: paths, database: try? AppDatabase.open(paths: paths))
     }
 
-    /// The project and relative path of a document the user named.
-    static func locate(file: String, actions: JourneyActions) throws -> DocumentLocation {
-        do { return try actions.locate(file: file) } catch { throw CLIError(error.description) }
+    /// The project and relative path of a document the user named (`deleted`: or a deleted one the
+    /// database keeps the history of).
+    static func locate(file: String, actions: JourneyActions, deleted: Bool = false) throws -> DocumentLocation {
+        do { return try actions.locate(file: file, deleted: deleted) } catch { throw CLIError(error.description) }
     }
 
     /// A named document and its sidecar as it stands (rebuilt when broken; the reason is printed).
