@@ -95,20 +95,33 @@ public struct HistoryService: Sendable {
         // The previous version of every saved document (from the object store).
         struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool; var created: Bool; var lastSha: String? }
         var saves: [Save] = []
-        // The last-seen version of every document of the project (one query; renames update it below).
+        // The last-seen version of each document of the batch, and its row's id (looked up once: a
+        // first scan brings thousands of documents).
         var lastSeen: [PathBytes: String] = [:]
+        var ids: [PathBytes: Int64] = [:]
         try writer.read { db in
-            let statement = try db.cachedStatement(
-                sql: "SELECT t.sha256 FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?")
+            guard let projectID = try DocumentIdentity.projectID(db, project) else { return }
+            let statement = try db.cachedStatement(sql: """
+                SELECT d.id, t.sha256 FROM document d LEFT JOIN history_document t ON t.document_id = d.id
+                WHERE d.project_id = ? AND d.path = ?
+                """)
             for event in events {
                 let p: PathBytes
                 switch event {
                 case .saved(let path, _, _), .removed(let path), .moved(_, let path, _): p = path
                 }
-                if lastSeen[p] == nil, let sha = try String.fetchOne(statement, arguments: [Data(project.bytes), Data(p.bytes)]) {
-                    lastSeen[p] = sha
+                if ids[p] == nil, let row = try Row.fetchOne(statement, arguments: [projectID, Data(p.bytes)]) {
+                    ids[p] = row[0]
+                    if let sha: String = row[1] { lastSeen[p] = sha }
                 }
             }
+        }
+        /// The id of a document of the batch (its row is added when it has none).
+        func idOf(_ db: Database, _ projectID: Int64, _ path: PathBytes) throws -> Int64 {
+            if let id = ids[path] { return id }
+            let id = try DocumentIdentity.ensure(db, projectID: projectID, path: path)
+            ids[path] = id
+            return id
         }
         for event in events {
             switch event {
@@ -163,7 +176,7 @@ public struct HistoryService: Sendable {
         try writer.write { db in
             let projectID = try DocumentIdentity.ensureProject(db, project, now: date)
             for (s, outcome) in counted {
-                let documentID = try DocumentIdentity.ensure(db, projectID: projectID, path: s.path)
+                let documentID = try idOf(db, projectID, s.path)
                 var count = outcome.count
                 // Moves in from other documents: the departures leave the pool; their words were
                 // counted as deleted over there, which a move is not.
@@ -259,7 +272,7 @@ public struct HistoryService: Sendable {
                 """)
             for (s, _) in counted {
                 if let old = s.lastSha, old != s.sha { replaced.append(old) }
-                try upsert.execute(arguments: [try DocumentIdentity.ensure(db, projectID: projectID, path: s.path), s.sha,
+                try upsert.execute(arguments: [try idOf(db, projectID, s.path), s.sha,
                                                wordsByPath[s.path] ?? 0, stamp])
             }
             let insert = try db.cachedStatement(sql: """
@@ -267,7 +280,7 @@ public struct HistoryService: Sendable {
                 VALUES (?, ?, ?, ?, ?, NULL, ?, ?, ?)
                 """)
             for k in kept {
-                try insert.execute(arguments: [try DocumentIdentity.ensure(db, projectID: projectID, path: k.save.path), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
+                try insert.execute(arguments: [try idOf(db, projectID, k.save.path), k.save.sha, k.save.bytes.count, stamp, k.reason, k.words,
                                                k.added, k.removed])
             }
             return replaced
