@@ -14,10 +14,17 @@ extension AppDatabase {
         }
     }
 
-    /// Every project root known to the index, with its id.
+    /// Every project root known to the index, with its id: those with a document in the index, and
+    /// those added with none yet (a new or empty project). A project known only through a document
+    /// out of the index (a command's record of a file in a folder nobody indexed) is left out.
     public func projects() throws -> [(id: Int64, root: PathBytes)] {
         try writer.read { db in
-            try ProjectRecord.Root.fetchAll(db, sql: "SELECT id, path FROM project ORDER BY path").map { row in
+            try ProjectRecord.Root.fetchAll(db, sql: """
+                SELECT id, path FROM project p
+                WHERE EXISTS (SELECT 1 FROM document d WHERE d.project_id = p.id AND d.in_index = 1)
+                   OR NOT EXISTS (SELECT 1 FROM document d WHERE d.project_id = p.id)
+                ORDER BY path
+                """).map { row in
                 (id: row.id, root: PathBytes(Array(row.path)))
             }
         }
@@ -205,7 +212,10 @@ extension AppDatabase {
             var total = 0
             for row in try ProjectDocumentCount.fetchAll(db, sql: """
                 SELECT project.path AS root, COUNT(document.id) AS n FROM project
-                LEFT JOIN document ON document.project_id = project.id AND document.in_index = 1 GROUP BY project.id
+                LEFT JOIN document ON document.project_id = project.id AND document.in_index = 1
+                WHERE NOT EXISTS (SELECT 1 FROM document d WHERE d.project_id = project.id AND d.in_index = 0)
+                   OR document.id IS NOT NULL
+                GROUP BY project.id
                 """) {
                 per[PathBytes(Array(row.root))] = row.n
                 total += row.n

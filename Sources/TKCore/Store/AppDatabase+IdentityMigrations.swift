@@ -7,6 +7,16 @@ extension AppDatabase {
         m.registerMigration("v1-identity-documents-by-id") { db in
             try migrateToDocumentsByID(db, now: Date())
         }
+        // A file's conversations were keyed by its absolute path; now by a digest of it
+        // (`AskExchange.fileSubject`), so that no table but `project` and `document` holds a path.
+        m.registerMigration("v2-identity-ask-subject-digest") { db in
+            let paths = try String.fetchAll(db, sql: """
+                SELECT DISTINCT subject FROM ask_message WHERE subject NOT LIKE 'text:%' AND subject != 'none'
+                AND subject NOT LIKE 'file:%'
+                """)
+            let update = try db.makeStatement(sql: "UPDATE ask_message SET subject = ? WHERE subject = ?")
+            for p in paths { try update.execute(arguments: [AskExchange.fileSubject(PathBytes(p)), p]) }
+        }
     }
 
     /// Until this migration, nine tables named their document by (project path, relative path), so

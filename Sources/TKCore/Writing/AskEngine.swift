@@ -106,6 +106,10 @@ public struct AskExchange: Codable, Sendable, Equatable, FetchableRecord, Persis
         case roleId = "role_id", createdAt = "created_at"
     }
 
+    /// The subject of the conversations about a file: `file:` and the SHA-256 of its absolute path
+    /// (migration v2-identity-ask-subject-digest turned the paths stored before into these).
+    public static func fileSubject(_ path: PathBytes) -> String { "file:" + SHA256Digest.hex(path.bytes) }
+
     public init(conversation: String, subject: String, roleId: String, question: String, prompt: String,
                 answer: String, createdAt: String) {
         self.conversation = conversation; self.subject = subject; self.roleId = roleId; self.question = question

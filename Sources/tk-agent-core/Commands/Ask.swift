@@ -96,7 +96,9 @@ extension TKAgent {
             let provider = try await llm.makeProvider(configuration: loaded.config)
 
             let subject: String
-            if let path = doc?.path { subject = path.display } else if let doc {
+            // A file's conversations are keyed by a digest of its path: the database keeps no path
+            // outside `project` and `document` (`AskExchange.fileSubject`).
+            if let path = doc?.path { subject = AskExchange.fileSubject(path) } else if let doc {
                 subject = "text:" + SHA256Digest.hex(doc.bytes)
             } else {
                 subject = "none"

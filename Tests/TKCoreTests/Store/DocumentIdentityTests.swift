@@ -141,6 +141,21 @@ import Testing
         }
     }
 
+    /// A command's record of a file in a folder nobody indexed (a round asked for, a snapshot) gives
+    /// that folder a row, but it is not listed or counted as a project of the index.
+    @Test func aFolderNobodyIndexedIsNotAProject() throws {
+        let db = try AppDatabase.inMemory()
+        let pid = try db.projectID(for: root)
+        try db.apply(projectID: pid, upserts: [doc("a.md", "one two three\n")])
+        _ = try db.projectID(for: PathBytes("/empty"))
+        _ = try ReviewStore(database: db).enqueue(project: PathBytes("/elsewhere"), document: PathBytes("x.md"), manual: true,
+                                                  skipQuiet: false, advisors: nil)
+        #expect(try db.projects().map(\.root) == [PathBytes("/empty"), root])
+        let counts = try db.counts()
+        #expect(counts.projects == 2 && counts.documents == 1)
+        #expect(try ReviewStore(database: db).rounds(project: PathBytes("/elsewhere"), document: PathBytes("x.md")).count == 1)
+    }
+
     /// A database made before documents were keyed by id: every row is kept, under its document's
     /// id, and a document only history knew gets a row out of the index.
     @Test func theMigrationKeepsEveryRow() throws {
@@ -166,6 +181,7 @@ import Testing
                 ("INSERT INTO progress_goal_notice(project, day) VALUES (?, '2026-11-01')", [p]),
                 ("INSERT INTO review_round(id, project, document, status, queued_at) VALUES ('r1', ?, ?, 'done', 't')", [p, a]),
                 ("INSERT INTO review_baseline(project, document, content_sha, words, updated_at) VALUES (?, ?, 'sha', x'01', 't')", [p, a]),
+                ("INSERT INTO ask_message(conversation, subject, role_id, question, prompt, answer, created_at) VALUES ('c', '/p/a.md', 'editor', 'q', 'p', 'a', 't'), ('d', 'text:abc', 'editor', 'q', 'p', 'a', 't')", []),
             ]
             for (sql, arguments) in rows { try db.execute(sql: sql, arguments: arguments) }
         }
@@ -182,6 +198,8 @@ import Testing
             #expect(try Int.fetchOne(db, sql: "SELECT project_id FROM progress_goal_notice") == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT project_id FROM history_project") == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM progress_paragraph WHERE document_id = 7") == 1)
+            #expect(try String.fetchAll(db, sql: "SELECT subject FROM ask_message ORDER BY id")
+                    == [AskExchange.fileSubject(PathBytes("/p/a.md")), "text:abc"])
         }
         try db.writer.write { db in try db.execute(sql: "INSERT INTO document_fts(document_fts, rank) VALUES('integrity-check', 1)") }
         let history = HistoryService(database: db, now: .system)
