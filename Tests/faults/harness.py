@@ -126,7 +126,9 @@ class Home:
         """{(project path bytes, document path bytes): sha256} from the database (read-only)."""
         con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=30)
         try:
-            rows = con.execute("SELECT p.path, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id").fetchall()
+            # A deleted document's row stays, out of the index (in_index = 0), for its history.
+            rows = con.execute("SELECT p.path, d.path, d.sha256 FROM document d JOIN project p ON p.id = d.project_id "
+                               "WHERE d.in_index = 1").fetchall()
         finally:
             con.close()
         return {(bytes(p), bytes(d)): sha for p, d, sha in rows}

@@ -720,7 +720,7 @@ def signal_soak(workdir: pathlib.Path, rng, trials):
         con = sqlite3.connect(f"file:{home.db}?mode=ro", uri=True, timeout=30)
         try:
             missing = con.execute("SELECT count(*) FROM document c LEFT JOIN document_retrieval r ON r.document_id = c.id "
-                                  "WHERE r.document_id IS NULL OR r.sha256 != c.sha256").fetchone()[0]
+                                  "WHERE c.in_index = 1 AND (r.document_id IS NULL OR r.sha256 != c.sha256)").fetchone()[0]
         finally:
             con.close()
         if missing:

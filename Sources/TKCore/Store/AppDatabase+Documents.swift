@@ -205,7 +205,9 @@ extension AppDatabase {
         }
     }
 
-    /// How many documents and projects are indexed.
+    /// How many documents and projects are indexed (a folder known only through documents out of
+    /// the index is not counted; decided once per project, after grouping: `status` asks this
+    /// every few seconds while a scan of tens of thousands of documents runs).
     public func counts() throws -> (documents: Int, projects: Int, perProject: [PathBytes: Int]) {
         try writer.read { db in
             var per: [PathBytes: Int] = [:]
@@ -213,9 +215,8 @@ extension AppDatabase {
             for row in try ProjectDocumentCount.fetchAll(db, sql: """
                 SELECT project.path AS root, COUNT(document.id) AS n FROM project
                 LEFT JOIN document ON document.project_id = project.id AND document.in_index = 1
-                WHERE NOT EXISTS (SELECT 1 FROM document d WHERE d.project_id = project.id AND d.in_index = 0)
-                   OR document.id IS NOT NULL
                 GROUP BY project.id
+                HAVING n > 0 OR NOT EXISTS (SELECT 1 FROM document d WHERE d.project_id = project.id)
                 """) {
                 per[PathBytes(Array(row.root))] = row.n
                 total += row.n
