@@ -394,7 +394,7 @@ public struct HistoryService: Sendable {
     /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
     func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?",
+            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?"),
                              arguments: [Data(project.bytes), Data(path.bytes), rev])
         } ?? 0
     }
@@ -402,7 +402,7 @@ public struct HistoryService: Sendable {
     /// A document's versions, newest first, numbered from 1 (the oldest kept).
     public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
         var all = try writer.read { db in
-            try HistorySnapshotRecord.fetchAll(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC",
+            try HistorySnapshotRecord.fetchAll(db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC"),
                                                arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
         }
         for i in all.indices { all[i].number = all.count - i }
@@ -411,17 +411,17 @@ public struct HistoryService: Sendable {
 
     public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
         try writer.read { db in
-            try HistorySnapshotRecord.fetchOne(db, sql: """
+            try HistorySnapshotRecord.fetchOne(db.cachedStatement(sql: """
                 SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND (? IS NULL OR t.reason = ?)
                 ORDER BY t.id DESC LIMIT 1
-                """, arguments: [Data(project.bytes), Data(path.bytes), reason, reason])?.snapshot
+                """), arguments: [Data(project.bytes), Data(path.bytes), reason, reason])?.snapshot
         }
     }
 
     /// One version by its rev (of this document).
     public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
         try writer.read { db in
-            try HistorySnapshotRecord.fetchOne(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?",
+            try HistorySnapshotRecord.fetchOne(db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?"),
                                                arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
         }
     }
@@ -561,7 +561,7 @@ public struct HistoryService: Sendable {
     public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
         let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
         let row = try writer.read { db in
-            try HistoryDocumentRecord.Stage.fetchOne(db, sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?",
+            try HistoryDocumentRecord.Stage.fetchOne(db.cachedStatement(sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?"),
                                                      arguments: args)
         }
         guard let row else { return false }
@@ -583,7 +583,7 @@ public struct HistoryService: Sendable {
         var out: [PathBytes: String] = [:]
         try? writer.read { db in
             for p in paths {
-                if let s = try String.fetchOne(db, sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?",
+                if let s = try String.fetchOne(db.cachedStatement(sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?"),
                                                arguments: [Data(project.bytes), Data(p.bytes)]) { out[p] = s }
             }
         }

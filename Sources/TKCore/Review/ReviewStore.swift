@@ -75,10 +75,10 @@ public struct ReviewStore: Sendable {
     public func enqueue(project: PathBytes, document: PathBytes, manual: Bool, skipQuiet: Bool, advisors: [String]?,
                         now: Date = Date()) throws -> (round: ReviewRoundRecord, created: Bool) {
         try database.writer.write { db in
-            if var r = try ReviewRoundRecord.fetchOne(db, sql: """
+            if var r = try ReviewRoundRecord.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.status IN ('queued', 'waiting')
                 ORDER BY t.queued_at LIMIT 1
-                """, arguments: [Data(project.bytes), Data(document.bytes)]) {
+                """), arguments: [Data(project.bytes), Data(document.bytes)]) {
                 r.manual = r.manual || manual
                 r.skipQuiet = r.skipQuiet || skipQuiet
                 if let advisors { r.advisors = advisors }
@@ -121,9 +121,9 @@ public struct ReviewStore: Sendable {
     /// The rounds of one document, oldest first.
     public func rounds(project: PathBytes, document: PathBytes) throws -> [ReviewRoundRecord] {
         try database.writer.read { db in
-            try ReviewRoundRecord.fetchAll(db, sql: """
+            try ReviewRoundRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? ORDER BY t.queued_at, t.rowid
-                """, arguments: [Data(project.bytes), Data(document.bytes)])
+                """), arguments: [Data(project.bytes), Data(document.bytes)])
         }
     }
 
@@ -164,10 +164,10 @@ public struct ReviewStore: Sendable {
     /// A finished round of the same document that saw the same content with the same prompt.
     public func cached(project: PathBytes, document: PathBytes, contentSha: String, promptHash: String) throws -> ReviewRoundRecord? {
         try database.writer.read { db in
-            try ReviewRoundRecord.fetchOne(db, sql: """
+            try ReviewRoundRecord.fetchOne(db.cachedStatement(sql: """
                 SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.content_sha = ?
                 AND t.prompt_hash = ? AND t.status = 'done' ORDER BY t.finished_at DESC LIMIT 1
-                """, arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash])
+                """), arguments: [Data(project.bytes), Data(document.bytes), contentSha, promptHash])
         }
     }
 
@@ -179,9 +179,9 @@ public struct ReviewStore: Sendable {
     /// Forgets the pending rounds of a deleted document.
     public func cancelPending(project: PathBytes, document: PathBytes, reason: String, now: Date = Date()) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in
-            let rows = try ReviewRoundRecord.fetchAll(db, sql: """
+            let rows = try ReviewRoundRecord.fetchAll(db.cachedStatement(sql: """
                 SELECT \(Self.columns) FROM \(Self.joined) WHERE p.path = ? AND d.path = ? AND t.status IN ('queued', 'waiting')
-                """, arguments: [Data(project.bytes), Data(document.bytes)])
+                """), arguments: [Data(project.bytes), Data(document.bytes)])
             guard let id = try DocumentIdentity.find(db, project: project, path: document) else { return rows }
             try db.execute(sql: """
                 UPDATE review_round SET status = 'failed', reason = ?, finished_at = ?

@@ -31,7 +31,39 @@ extension AppDatabase {
     ///   its id. Nothing is dropped.
     static func migrateToDocumentsByID(_ db: Database, now: Date) throws {
         let stamp = RFC3339.string(now)
-        try db.execute(sql: "ALTER TABLE document ADD COLUMN in_index INTEGER NOT NULL DEFAULT 1")
+        // `document` is rebuilt with its small columns first: a column is read without walking a
+        // row's overflow pages only when it comes before the document's text (`body` runs to
+        // megabytes), and `in_index`, `indexed_at` and `problem` are read for every document by
+        // `status`, the scans and `documents`. Ids are kept (the full-text index and the passages
+        // refer to them).
+        try db.execute(sql: """
+            CREATE TABLE document_v2 (
+                id INTEGER PRIMARY KEY,
+                project_id INTEGER NOT NULL REFERENCES project(id) ON DELETE CASCADE,
+                path BLOB NOT NULL,
+                in_index INTEGER NOT NULL DEFAULT 1,
+                size INTEGER NOT NULL,
+                mtime_ns INTEGER NOT NULL,
+                ctime_ns INTEGER NOT NULL,
+                inode INTEGER NOT NULL,
+                sha256 TEXT NOT NULL,
+                words INTEGER NOT NULL,
+                indexed_at TEXT NOT NULL,
+                problem TEXT,
+                title TEXT NOT NULL,
+                headings TEXT NOT NULL,
+                tags TEXT NOT NULL,
+                body TEXT NOT NULL,
+                UNIQUE(project_id, path)
+            );
+            INSERT INTO document_v2(id, project_id, path, in_index, size, mtime_ns, ctime_ns, inode, sha256, words,
+                                    indexed_at, problem, title, headings, tags, body)
+                SELECT id, project_id, path, 1, size, mtime_ns, ctime_ns, inode, sha256, words,
+                       indexed_at, problem, title, headings, tags, body FROM document ORDER BY id;
+            DROP TABLE document;
+            ALTER TABLE document_v2 RENAME TO document;
+            CREATE INDEX document_passage_check ON document(id, sha256);
+            """)
         let named = """
             SELECT project, path FROM journey_state
             UNION SELECT project, path FROM history_document
