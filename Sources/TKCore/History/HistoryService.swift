@@ -83,15 +83,9 @@ public struct HistoryService: Sendable {
         var observed = Observed(day: day)
         // Renames first: the document's row moves with everything recorded of it (done once: the
         // index usually moved it already), so the rest of the batch sees the new path only.
-        let moves = events.compactMap { e -> (PathBytes, PathBytes)? in
-            if case .moved(let from, let to, _) = e { return (from, to) } else { return nil }
-        }
-        if !moves.isEmpty {
-            try writer.write { db in
-                guard let pid = try DocumentIdentity.projectID(db, project) else { return }
-                for (from, to) in moves { try DocumentIdentity.rename(db, projectID: pid, from: from, to: to) }
-            }
-        }
+        try database.renameDocuments(project: project, events.compactMap { e in
+            if case .moved(let from, let to, _) = e { return (from: from, to: to) } else { return nil }
+        })
         // The previous version of every saved document (from the object store).
         struct Save { var path: PathBytes; var bytes: [UInt8]; var sha: String; var previous: String?; var known: Bool; var created: Bool; var lastSha: String? }
         var saves: [Save] = []
@@ -336,12 +330,6 @@ public struct HistoryService: Sendable {
         }
     }
 
-    /// A rename: the history, the last-seen version and the figures follow the document (its row
-    /// moves: `DocumentIdentity.rename`).
-    public func rename(project: PathBytes, from: PathBytes, to: PathBytes) throws {
-        try database.renameDocument(project: project, from: from, to: to)
-    }
-
     // MARK: Snapshots
 
     /// Keeps a version of a document (no new row when the newest one has the same bytes and reason).
@@ -394,16 +382,18 @@ public struct HistoryService: Sendable {
     /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
     func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
         try writer.read { db in
-            try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?"),
-                             arguments: [Data(project.bytes), Data(path.bytes), rev])
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?"),
+                arguments: [Data(project.bytes), Data(path.bytes), rev])
         } ?? 0
     }
 
     /// A document's versions, newest first, numbered from 1 (the oldest kept).
     public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
         var all = try writer.read { db in
-            try HistorySnapshotRecord.fetchAll(db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC"),
-                                               arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
+            try HistorySnapshotRecord.fetchAll(
+                db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC"),
+                arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
         }
         for i in all.indices { all[i].number = all.count - i }
         return all
@@ -421,8 +411,9 @@ public struct HistoryService: Sendable {
     /// One version by its rev (of this document).
     public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
         try writer.read { db in
-            try HistorySnapshotRecord.fetchOne(db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?"),
-                                               arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
+            try HistorySnapshotRecord.fetchOne(
+                db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?"),
+                arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
         }
     }
 
@@ -561,8 +552,9 @@ public struct HistoryService: Sendable {
     public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
         let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
         let row = try writer.read { db in
-            try HistoryDocumentRecord.Stage.fetchOne(db.cachedStatement(sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?"),
-                                                     arguments: args)
+            try HistoryDocumentRecord.Stage.fetchOne(
+                db.cachedStatement(sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?"),
+                arguments: args)
         }
         guard let row else { return false }
         let old = row.stage
@@ -583,8 +575,9 @@ public struct HistoryService: Sendable {
         var out: [PathBytes: String] = [:]
         try? writer.read { db in
             for p in paths {
-                if let s = try String.fetchOne(db.cachedStatement(sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?"),
-                                               arguments: [Data(project.bytes), Data(p.bytes)]) { out[p] = s }
+                if let s = try String.fetchOne(
+                    db.cachedStatement(sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?"),
+                    arguments: [Data(project.bytes), Data(p.bytes)]) { out[p] = s }
             }
         }
         return out

@@ -117,7 +117,8 @@ public struct DocumentStateStore: Sendable {
     /// The database copy of one document's state, if any.
     public func load(project: PathBytes, document rel: PathBytes) -> Record? {
         let row = try? database.writer.read { db in
-            try JourneyStateRecord.Copy.fetchOne(db.cachedStatement(sql: "SELECT t.sidecar, t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
+            try JourneyStateRecord.Copy.fetchOne(
+                db.cachedStatement(sql: "SELECT t.sidecar, t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
                 arguments: [Data(project.bytes), Data(rel.bytes)])
         }
         guard let row else { return nil }
@@ -128,7 +129,8 @@ public struct DocumentStateStore: Sendable {
     /// The document bytes recorded last (and their SHA-256), without decoding the recorded sidecar.
     public func previousContent(project: PathBytes, document rel: PathBytes) -> (content: [UInt8], sha256: String)? {
         let row = try? database.writer.read { db in
-            try JourneyStateRecord.Content.fetchOne(db.cachedStatement(sql: "SELECT t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
+            try JourneyStateRecord.Content.fetchOne(
+                db.cachedStatement(sql: "SELECT t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
                 arguments: [Data(project.bytes), Data(rel.bytes)])
         }
         guard let row, let content = row.content, let sha = row.contentSha256 else { return nil }
@@ -181,7 +183,7 @@ public struct DocumentStateStore: Sendable {
     /// A document was renamed: its state follows it (with everything recorded of it, by its id: a
     /// no-op when the index moved it already).
     public func moved(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
-        try database.renameDocument(project: project, from: old, to: new)
+        try database.renameDocuments(project: project, [(from: old, to: new)])
     }
 
     /// A document is gone: so is its state.

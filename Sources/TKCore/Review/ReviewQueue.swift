@@ -58,9 +58,7 @@ public actor ReviewQueue: AgentExtension {
                 let new = DocKey(project: root, document: to)
                 lastChange[new] = lastChange.removeValue(forKey: old) ?? now
                 if let c = autoPending.removeValue(forKey: old) { autoPending[new] = c }
-                do { try executor.store.move(project: root, from: from, to: to) } catch {
-                    env.logger.error("cannot move review rounds", metadata: ["from": "\(from.display)", "error": "\(error)"])
-                }
+                // Its rounds and baseline are the document's by id: the index's rename moved them.
             }
         }
         fire()

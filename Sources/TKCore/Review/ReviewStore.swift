@@ -171,11 +171,6 @@ public struct ReviewStore: Sendable {
         }
     }
 
-    /// Follows a renamed document (its row moves with its rounds and baseline: `DocumentIdentity.rename`).
-    public func move(project: PathBytes, from old: PathBytes, to new: PathBytes) throws {
-        try database.renameDocument(project: project, from: old, to: new)
-    }
-
     /// Forgets the pending rounds of a deleted document.
     public func cancelPending(project: PathBytes, document: PathBytes, reason: String, now: Date = Date()) throws -> [ReviewRoundRecord] {
         try database.writer.write { db in

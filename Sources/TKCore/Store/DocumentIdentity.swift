@@ -45,11 +45,16 @@ enum DocumentIdentity {
         return try ensure(db, projectID: try ensureProject(db, project, now: now), path: path)
     }
 
+    /// The id of the document at `path` of the project with `projectID`, nil when it has no row.
+    static func find(_ db: Database, projectID: Int64, path: PathBytes) throws -> Int64? {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE project_id = ? AND path = ?"),
+                           arguments: [projectID, Data(path.bytes)])
+    }
+
     /// The id of the document at `path` of the project with `projectID`, adding a row out of the
     /// index when it has none.
     static func ensure(_ db: Database, projectID: Int64, path: PathBytes) throws -> Int64 {
-        if let id = try Int64.fetchOne(db.cachedStatement(sql: "SELECT id FROM document WHERE project_id = ? AND path = ?"),
-                                       arguments: [projectID, Data(path.bytes)]) { return id }
+        if let id = try find(db, projectID: projectID, path: path) { return id }
         try db.cachedStatement(sql: """
             INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags,
                                  body, indexed_at, in_index)
@@ -69,9 +74,8 @@ enum DocumentIdentity {
     /// - Returns: whether a row moved.
     @discardableResult
     static func rename(_ db: Database, projectID: Int64, from: PathBytes, to: PathBytes) throws -> Bool {
-        let find = try db.cachedStatement(sql: "SELECT id FROM document WHERE project_id = ? AND path = ?")
-        guard let movingID = try Int64.fetchOne(find, arguments: [projectID, Data(from.bytes)]) else { return false }
-        if let thereID = try Int64.fetchOne(find, arguments: [projectID, Data(to.bytes)]) {
+        guard let movingID = try find(db, projectID: projectID, path: from) else { return false }
+        if let thereID = try find(db, projectID: projectID, path: to) {
             if let entry = try DocumentRecord.FullTextEntry.fetchOne(db, sql: """
                 SELECT id, title, headings, tags, body FROM document WHERE id = ?
                 """, arguments: [thereID]) { try FullTextIndex(db).remove(entry) }
@@ -94,11 +98,13 @@ extension AppDatabase {
         try writer.read { db in try DocumentIdentity.find(db, project: project, path: path) != nil }
     }
 
-    /// Moves a document and everything recorded of it to a new path (`DocumentIdentity.rename`).
-    public func renameDocument(project: PathBytes, from: PathBytes, to: PathBytes) throws {
+    /// Moves documents of a project and everything recorded of them to new paths, in one
+    /// transaction (`DocumentIdentity.rename`: a move the index made already changes nothing).
+    public func renameDocuments(project: PathBytes, _ moves: [(from: PathBytes, to: PathBytes)]) throws {
+        guard !moves.isEmpty else { return }
         try writer.write { db in
             guard let projectID = try DocumentIdentity.projectID(db, project) else { return }
-            try DocumentIdentity.rename(db, projectID: projectID, from: from, to: to)
+            for m in moves { try DocumentIdentity.rename(db, projectID: projectID, from: m.from, to: m.to) }
         }
     }
 }

@@ -559,7 +559,7 @@ let editorReply = #"{"suggestions": [{"advisor_id": "editor", "type": "rephrase"
         try await f.write("a.md", "The cat sat.\n", notify: false)
         _ = try store.enqueue(project: f.root, document: PathBytes("a.md"), manual: true, skipQuiet: false, advisors: nil)
         try store.setBaseline(project: f.root, document: PathBytes("a.md"), contentSha: "x", words: [1, 2, 3])
-        try store.move(project: f.root, from: PathBytes("a.md"), to: PathBytes("b.md"))
+        try f.db.renameDocuments(project: f.root, [(from: PathBytes("a.md"), to: PathBytes("b.md"))])
         #expect(try store.rounds(project: f.root, document: PathBytes("b.md")).count == 1)
         #expect(try store.baseline(project: f.root, document: PathBytes("b.md")) == [1, 2, 3])
         #expect(try store.baseline(project: f.root, document: PathBytes("a.md")).isEmpty)

@@ -85,9 +85,8 @@ import Testing
         #expect(try id(db, "a.md") == nil)
         let after = try recorded(db, "b.md")
         #expect(after.journey && after.versions == 2 && after.written == 3 && after.rounds == 1 && after.baseline == 2)
-        // The other subsystems' own "moved" find it done and change nothing.
+        // The owner's own "moved" (its state store) finds it done and changes nothing.
         try DocumentStateStore(database: db).moved(project: root, from: PathBytes("a.md"), to: PathBytes("b.md"))
-        try ReviewStore(database: db).move(project: root, from: PathBytes("a.md"), to: PathBytes("b.md"))
         #expect(try recorded(db, "b.md").versions == 2)
         #expect(try db.search(SearchQuery("three"), options: SearchOptions(), queryText: "").results.map(\.path) == ["b.md"])
         try db.writer.write { db in
