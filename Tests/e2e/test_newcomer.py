@@ -287,3 +287,34 @@ def test_doctor_and_dry_run_wording_without_a_provider(tk):
     r = tk.run("review", proj / "d.md", "--dry-run", env=env, check=False)
     assert "not in the price table" not in r.stdout + r.stderr
     assert "no LLM provider is available" in r.stdout + r.stderr
+
+
+def test_config_files_linked_from_a_dotfiles_folder_are_read(tk):
+    """Dotfiles managers (stow, chezmoi, home-manager) put a link where the config file goes: the
+    user's and a project's config are read through it, by `check` and by the running agent, and
+    nothing reports a problem (they used to be refused as "too many levels of symbolic links")."""
+    dotfiles = tk.root / "dotfiles"
+    dotfiles.mkdir()
+    (dotfiles / "tk.json").write_text(json.dumps({
+        "watch": {"settle_ms": 50}, "review": {"auto": False}, "notifications": {"enabled": False},
+        "heuristics": {"max_sentence_words": 8}}))
+    user_cfg = tk.config_home / "tk" / "config.json"
+    user_cfg.parent.mkdir(parents=True, exist_ok=True)
+    user_cfg.symlink_to(dotfiles / "tk.json")
+    proj = tk.project("novel")
+    (proj / ".tk").mkdir()
+    (dotfiles / "novel.json").write_text(json.dumps({"heuristics": {"disabled": ["weasel"]}}))
+    (proj / ".tk" / "config.json").symlink_to(dotfiles / "novel.json")
+    sentence = "The fox ran over the hill and into the quiet woods beyond the farm."
+    (proj / "fox.md").write_text(f"# Fox\n\n{sentence} It was very cold.\n")
+    assert tk.run("config", "get", "heuristics.max_sentence_words").stdout.strip() == "8"
+    (checked,) = tk.json("check", "--format", "json", proj / "fox.md")["files"]
+    rules = {f["rule"] for f in checked["findings"]}
+    assert "long_sentence" in rules and "weasel" not in rules, checked
+    tk.start(proj)
+    status = tk.status()
+    problems = status.get("problems", []) + [p for pr in status.get("projects", []) for p in pr.get("problems", [])]
+    assert not problems, problems
+    side = json.loads((proj / ".tk" / "fox.md.review.json").read_text())
+    quick = {f["rule"] for f in side["quick"]}
+    assert "long_sentence" in quick and "weasel" not in quick, side["quick"]

@@ -33,6 +33,8 @@ public final class Agent: Sendable {
     let options: AgentOptions
     let logger: Logger
     let database: AppDatabase
+    /// Where every part of the agent reads the user's and the projects' configuration.
+    let configurations: ConfigurationStore
     let indexer: Indexer
     let pipeline: DocumentPipeline
     /// The projects' state: what `status` says, what each batch is indexed with.
@@ -60,7 +62,10 @@ public final class Agent: Sendable {
         self.options = options
         self.logger = logger
         let (db, recovered) = try AppDatabase.openRecovering(paths: options.paths, logger: logger)
-        let loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        // The one place the agent reads configuration: its project state, the resolver, the review
+        // queue, the embedding worker and the watcher's ignore rules all ask it.
+        let configurations = ConfigurationStore(paths: options.paths, environment: options.environment)
+        self.configurations = configurations
         let nudge = StatusNudge()
         self.database = db
         let startedAt = Date()
@@ -90,12 +95,13 @@ public final class Agent: Sendable {
         self.pipeline = DocumentPipeline(
             database: db, logger: logger, sidecars: .shared(paths: options.paths),
             catalog: catalog, observers: observers,
-            resolver: DocumentResolver(paths: options.paths, environment: options.environment, catalog: catalog),
+            resolver: DocumentResolver(paths: options.paths, environment: options.environment, catalog: catalog,
+                                       configurations: configurations),
             notify: { title, body, document in notify.yield(DesktopNotification(title: title, body: body, document: document)) })
         self.extensions = makeAgentExtensions(
-            paths: options.paths, configuration: loaded, database: db, logger: logger, nudge: nudge, observers: observers)
+            configurations: configurations, database: db, logger: logger, nudge: nudge, observers: observers)
         self.projects = AgentProjects(
-            options: options, loaded: loaded, database: db, logger: logger, nudge: nudge, scans: scans,
+            options: options, configurations: configurations, database: db, logger: logger, nudge: nudge, scans: scans,
             globalProblems: recovered.map { [$0] } ?? [], startedAt: startedAt)
     }
 
@@ -108,10 +114,9 @@ public final class Agent: Sendable {
         let paths = options.paths
         let environment = options.environment
         let loaded = await projects.loaded
+        let configurations = self.configurations
         let watcher = try TreeWatcher(
-            filter: { root in
-                PathFilter(ignore: ConfigurationLoader.load(paths: paths, project: root, environment: environment).config.watch.ignore)
-            },
+            filter: { root in PathFilter(ignore: configurations.load(project: root).config.watch.ignore) },
             rescanInterval: Self.rescanInterval(loaded.config), logger: logger,
             options: Self.watcherOptions(loaded.config))
         let settleMs = max(10, loaded.config.watch.settleMs)

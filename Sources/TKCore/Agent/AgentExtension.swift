@@ -37,13 +37,11 @@ public final class StatusNudge: Sendable {
 
 /// The extensions `tk-agent run` starts with. The review subsystem registers its queue here.
 public func makeAgentExtensions(
-    paths: Paths, configuration: LoadedConfiguration, database: AppDatabase, logger: Logger, nudge: StatusNudge,
+    configurations: ConfigurationStore, database: AppDatabase, logger: Logger, nudge: StatusNudge,
     observers: DocumentObservers = DocumentObservers()
 ) -> [any AgentExtension] {
-    var env = ReviewEnvironment.live(paths: paths, environment: ProcessInfo.processInfo.environment, database: database,
-                                     logger: logger, nudge: nudge)
+    var env = ReviewEnvironment.live(configurations: configurations, database: database, logger: logger, nudge: nudge)
     env.observers = observers
     return [ReviewQueue(env: env),
-            EmbeddingWorker(paths: paths, configuration: configuration.config, database: database, logger: logger,
-                            nudge: nudge)]
+            EmbeddingWorker(configurations: configurations, database: database, logger: logger, nudge: nudge)]
 }

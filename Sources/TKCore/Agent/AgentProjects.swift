@@ -24,6 +24,7 @@ actor AgentProjects {
     }
 
     let options: AgentOptions
+    let configurations: ConfigurationStore
     let logger: Logger
     let database: AppDatabase
     let startedAt: Date
@@ -40,10 +41,11 @@ actor AgentProjects {
     private(set) var watcher: TreeWatcher?
     private(set) var settler: Settler<PendingWork>?
 
-    init(options: AgentOptions, loaded: LoadedConfiguration, database: AppDatabase, logger: Logger,
+    init(options: AgentOptions, configurations: ConfigurationStore, database: AppDatabase, logger: Logger,
          nudge: StatusNudge, scans: ScanProgress, globalProblems: [String], startedAt: Date = Date()) {
         self.options = options
-        self.loaded = loaded
+        self.configurations = configurations
+        self.loaded = configurations.user()
         self.database = database
         self.logger = logger
         self.nudge = nudge
@@ -83,7 +85,7 @@ actor AgentProjects {
         }
         for root in roots where projects[root] == nil {
             let stamp = Self.projectConfigStamp(root)
-            let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+            let projectLoaded = configurations.load(project: root)
             var state = ProjectState(
                 id: try database.projectID(for: root), config: projectLoaded.config,
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
@@ -106,22 +108,22 @@ actor AgentProjects {
         }
     }
 
-    /// The `lstat` of a project's `.tk/config.json`, to tell whether it changed since it was loaded.
+    /// The `stat` of a project's `.tk/config.json` (through a link), to tell whether it changed since it was loaded.
     static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
-        FileSystem.lstatIfExists(root.appending(".tk").appending("config.json"))
+        FileSystem.statFollowingLinks(ConfigurationStore.projectFile(root))
     }
 
     /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
     ///
     /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
-    /// before each batch of that project (one `lstat`). New `watch.ignore` globs re-add the root to
+    /// before each batch of that project (one `stat`). New `watch.ignore` globs re-add the root to
     /// the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
     /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
     func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
         guard var state = projects[root] else { return }
         let stamp = Self.projectConfigStamp(root)
         guard force || stamp != state.configStamp else { return }
-        let projectLoaded = ConfigurationLoader.load(paths: options.paths, project: root, environment: options.environment)
+        let projectLoaded = configurations.load(project: root)
         let old = state.config
         state.configStamp = stamp
         state.config = projectLoaded.config
@@ -145,7 +147,7 @@ actor AgentProjects {
 
     /// SIGHUP: the user configuration and every project's read again, the roots applied again.
     func reload() {
-        loaded = ConfigurationLoader.load(paths: options.paths, environment: options.environment)
+        loaded = configurations.user()
         // Projects already watched take in the user config's new values too.
         for root in projects.keys { refreshProjectConfiguration(root, force: true) }
         do { try applyProjects() } catch {

@@ -39,11 +39,12 @@ public enum StatusReporter {
         var roots = ProjectRegistry.configured(loaded.config)
         for r in perProject.keys.sorted() where !roots.contains(r) { roots.append(r) }
         let ids = Dictionary(((try? database?.projects()) ?? []).map { ($0.root, $0.id) }, uniquingKeysWith: { a, _ in a })
+        let configurations = ConfigurationStore(paths: paths)
         let projects = roots.map { r -> StatusSnapshot.Project in
             var pp: [String] = []
             if FileSystem.lstatIfExists(r)?.kind != .directory { pp.append("folder missing") }
             // What the agent would say: the project's config problems and its documents' (kept in the index).
-            pp += ConfigurationLoader.load(paths: paths, project: r).problems.filter { !problems.contains($0) }
+            pp += configurations.load(project: r).problems.filter { !problems.contains($0) }
             if let id = ids[r], let stored = try? database?.documentProblems(projectID: id) {
                 pp += stored.sorted { $0.0 < $1.0 }.map(\.1)
             }

@@ -164,7 +164,7 @@ public enum ConfigurationLoader {
     /// Reads a JSON config file. A missing file is an empty layer; a broken one is a problem.
     public static func readLayer(_ path: PathBytes) -> (JSONValue?, String?) {
         let bytes: [UInt8]
-        do { bytes = try FileSystem.read(path, limit: 4 << 20) } catch {
+        do { bytes = try FileSystem.read(path, limit: 4 << 20, followingLinks: true) } catch {
             if error.isNotFound { return (nil, nil) }
             return (nil, "config \(path.display): \(error)")
         }
@@ -194,13 +194,14 @@ public enum ConfigurationLoader {
         return .object(o)
     }
 
-    /// Loads every layer and merges them.
+    /// Loads every layer and merges them. Read through `ConfigurationStore`, which every surface
+    /// asks (and which keeps each result until one of its files changes).
     /// - Parameters:
     ///   - paths: where the user config lives.
     ///   - project: a project root whose `.tk/config.json` applies, if any.
     ///   - environment: the process environment.
     ///   - flags: values given on the command line, as a partial tree.
-    public static func load(
+    static func load(
         paths: Paths, project: PathBytes? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
         flags: JSONValue = .object([:])

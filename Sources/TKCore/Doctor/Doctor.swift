@@ -39,7 +39,7 @@ public enum Doctor {
     /// - Parameter procSys: where the kernel's settings are read (tests pass a stand-in folder).
     public static func run(paths: Paths, environment env: [String: String], logger: Logger,
                            transport: any HTTPTransport = CurlTransport(), procSys: String = "/proc/sys") async -> DoctorReport {
-        let loaded = ConfigurationLoader.load(paths: paths, environment: env)
+        let loaded = ConfigurationStore(paths: paths, environment: env).user()
         var checks: [DoctorCheck] = loaded.problems.map { DoctorCheck("config", .fail, $0, fix: "correct the config file") }
         let live = StatusReporter.live(paths: paths)
         let roots = ProjectRegistry.configured(loaded.config)

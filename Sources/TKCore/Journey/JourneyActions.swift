@@ -78,7 +78,7 @@ public struct JourneyActions: Sendable {
 
     /// The project roots to look in: the configured ones and those the index knows.
     public func knownRoots() -> [PathBytes] {
-        var roots = ProjectRegistry.configured(ConfigurationLoader.load(paths: paths, environment: environment).config)
+        var roots = ProjectRegistry.configured(resolver.configurations.user().config)
         if let db = states?.database, let indexed = try? db.projects() {
             for p in indexed where !roots.contains(p.root) { roots.append(p.root) }
         }

@@ -49,9 +49,10 @@ public enum ProgressHooks {
     /// (`reason`: review, stage, accept, pipe, restore, manual). Errors are logged, never thrown:
     /// a missing snapshot must not stop the write the writer asked for.
     @discardableResult
+    /// - Parameter config: the project's configuration (its `history` settings and size limit).
     public static func snapshot(paths: Paths, database: AppDatabase, project: PathBytes, document: PathBytes,
-                                bytes: [UInt8]? = nil, reason: String, note: String? = nil, logger: Logger? = nil) -> SnapshotRecord? {
-        let config = ConfigurationLoader.load(paths: paths, project: project).config
+                                bytes: [UInt8]? = nil, config: Configuration, reason: String, note: String? = nil,
+                                logger: Logger? = nil) -> SnapshotRecord? {
         do {
             let content = try bytes ?? FileSystem.read(project.appending(document), limit: max(1, config.watch.maxFileBytes))
             return try HistoryService(paths: paths, database: database)

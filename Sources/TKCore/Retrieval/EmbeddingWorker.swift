@@ -31,19 +31,20 @@ public actor EmbeddingWorker: AgentExtension {
     let logger: Logger
     let nudge: StatusNudge
     let environment: [String: String]
-    var configuration: Configuration
+    /// Where the user's and each project's configuration is read (the agent's one store).
+    let configurations: ConfigurationStore
+    /// The user configuration as it stands (the embedding provider, the budget).
+    var configuration: Configuration { configurations.user().config }
     var status = EmbeddingStatus()
     var wakeUp: AsyncStream<Void>.Continuation?
     var client: EmbeddingClient?
     var clientResolvedAt: Date?
-    /// Project id → configuration (for `review.exclude`).
-    var projectConfigs: [Int64: Configuration] = [:]
+    /// Project id → root (to read the project's `review.exclude`).
     var projectRoots: [Int64: PathBytes] = [:]
 
-    public init(paths: Paths, configuration: Configuration, database: AppDatabase, logger: Logger, nudge: StatusNudge,
-                environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.paths = paths; self.configuration = configuration; self.database = database
-        self.logger = logger; self.nudge = nudge; self.environment = environment
+    public init(configurations: ConfigurationStore, database: AppDatabase, logger: Logger, nudge: StatusNudge) {
+        self.paths = configurations.paths; self.configurations = configurations; self.database = database
+        self.logger = logger; self.nudge = nudge; self.environment = configurations.environment
     }
 
     public func documentsChanged(root: PathBytes, changes: [IndexedChange], config: Configuration) async {
@@ -62,7 +63,7 @@ public actor EmbeddingWorker: AgentExtension {
 
     public func wake() async {
         clientResolvedAt = nil
-        projectConfigs = [:]
+        projectRoots = [:]
         wakeUp?.yield()
     }
 
@@ -138,13 +139,9 @@ public actor EmbeddingWorker: AgentExtension {
     }
 
     func projectConfiguration(_ projectID: Int64) -> Configuration {
-        if let c = projectConfigs[projectID] { return c }
-        if projectRoots.isEmpty, let all = try? database.projects() { for p in all { projectRoots[p.id] = p.root } }
-        let c = projectRoots[projectID].map {
-            ConfigurationLoader.load(paths: paths, project: $0, environment: environment).config
-        } ?? configuration
-        projectConfigs[projectID] = c
-        return c
+        if projectRoots[projectID] == nil, let all = try? database.projects() { for p in all { projectRoots[p.id] = p.root } }
+        guard let root = projectRoots[projectID] else { return configuration }
+        return configurations.load(project: root).config
     }
 
     /// Whether a passage may be sent to this client: a remote one never gets private documents.

@@ -53,10 +53,19 @@ public struct ReviewEnvironment: Sendable {
     /// The real thing: configuration from disk, `ProviderFactory`, `notify-send`.
     public static func live(paths: Paths, environment: [String: String], database: AppDatabase, logger: Logger,
                             nudge: StatusNudge? = nil) -> ReviewEnvironment {
-        ReviewEnvironment(
+        live(configurations: ConfigurationStore(paths: paths, environment: environment), database: database, logger: logger,
+             nudge: nudge)
+    }
+
+    /// The real thing, reading configuration from `configurations` (the agent's, shared by its services).
+    public static func live(configurations: ConfigurationStore, database: AppDatabase, logger: Logger,
+                            nudge: StatusNudge? = nil) -> ReviewEnvironment {
+        let paths = configurations.paths
+        let environment = configurations.environment
+        return ReviewEnvironment(
             paths: paths, environment: environment, database: database, logger: logger,
             catalog: AdvisorCatalog.load(paths: paths), sidecars: .shared(paths: paths), nudge: nudge,
-            loadConfig: { project in ConfigurationLoader.load(paths: paths, project: project, environment: environment).config },
+            loadConfig: { project in configurations.load(project: project).config },
             makeProvider: { (config: Configuration) async throws(LLMProviderError) -> any LLMProvider in
                 try await ProviderFactory.make(configuration: config, environment: environment, paths: paths, logger: logger)
             },
@@ -185,7 +194,8 @@ public struct RoundExecutor: Sendable {
             }
         }
 
-        ProgressHooks.snapshot(paths: env.paths, database: env.database, project: rec.project, document: rec.document, bytes: prepared.bytes, reason: "review", logger: log)
+        ProgressHooks.snapshot(paths: env.paths, database: env.database, project: rec.project, document: rec.document,
+                               bytes: prepared.bytes, config: env.loadConfig(rec.project), reason: "review", logger: log)
         rec.status = .running
         rec.tries += 1
         rec.startedAt = RFC3339.string(env.now.date())

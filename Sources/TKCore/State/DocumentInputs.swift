@@ -90,14 +90,17 @@ public struct Derived: Sendable, Equatable {
 public final class DocumentResolver: Sendable {
     public let paths: Paths
     public let environment: [String: String]
+    /// Where every configuration this resolver uses is read (the agent shares one with its services).
+    public let configurations: ConfigurationStore
     public let catalog: AdvisorCatalog
     private let catalogDigest: String
     private let engines = EngineCache()
 
     public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
-                catalog: AdvisorCatalog? = nil) {
+                catalog: AdvisorCatalog? = nil, configurations: ConfigurationStore? = nil) {
         self.paths = paths
         self.environment = environment
+        self.configurations = configurations ?? ConfigurationStore(paths: paths, environment: environment)
         let catalog = catalog ?? AdvisorCatalog.load(paths: paths)
         self.catalog = catalog
         self.catalogDigest = ProjectInputs.digest(catalog)
@@ -108,7 +111,7 @@ public final class DocumentResolver: Sendable {
     /// The configuration of a project: its `.tk/config.json` over the user config over the defaults.
     /// With no project, the user config alone.
     public func configuration(project: PathBytes?) -> LoadedConfiguration {
-        ConfigurationLoader.load(paths: paths, project: project, environment: environment)
+        configurations.load(project: project)
     }
 
     /// A project's inputs as its files say now (configuration, dictionary, names).

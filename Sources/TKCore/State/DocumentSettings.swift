@@ -6,7 +6,7 @@ import Foundation
 /// `resolve` is the one place that answers this. Each value comes from the first source that sets it:
 /// command-line flags › the document's `tk:` front matter › `tk-agent journey set` (the sidecar's
 /// `journey.overrides`) › the project's `.tk/config.json` › the user config › the story type's
-/// defaults. (The project and user configs arrive merged, as `ConfigurationLoader.load(project:)`
+/// defaults. (The project and user configs arrive merged, as `ConfigurationStore.load(project:)`
 /// returns them.) The agent's sidecars, `check`, `suggest`, `review`, the prompts and the journey
 /// all call it, so they cannot disagree.
 ///

@@ -37,6 +37,17 @@ public enum FileSystem {
         var st = stat()
         let rc = path.withCString { Glibc.lstat($0, &st) }
         if rc != 0 { throw FileSystemError("stat", path, errno) }
+        return fileStat(st)
+    }
+
+    /// `stat` the path, following symbolic links (what a file read with `followingLinks` reads).
+    public static func statFollowingLinks(_ path: PathBytes) -> FileStat? {
+        var st = stat()
+        guard path.withCString({ stat($0, &st) }) == 0 else { return nil }
+        return fileStat(st)
+    }
+
+    private static func fileStat(_ st: stat) -> FileStat {
         let fmt = st.st_mode & S_IFMT
         let kind: FileStat.Kind =
             fmt == S_IFREG ? .regular : fmt == S_IFDIR ? .directory : fmt == S_IFLNK ? .symlink : .other
@@ -51,8 +62,10 @@ public enum FileSystem {
     public static func lstatIfExists(_ path: PathBytes) -> FileStat? { try? lstat(path) }
 
     /// Reads a whole file without following a final symbolic link. At most `limit` bytes.
-    public static func read(_ path: PathBytes, limit: Int = Int.max) throws(FileSystemError) -> [UInt8] {
-        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+    /// - Parameter followingLinks: follow a final symbolic link too (a configuration file kept in a
+    ///   dotfiles repository and linked into place); documents are never read through one.
+    public static func read(_ path: PathBytes, limit: Int = Int.max, followingLinks: Bool = false) throws(FileSystemError) -> [UInt8] {
+        let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC | (followingLinks ? 0 : O_NOFOLLOW)) }
         if fd < 0 { throw FileSystemError("open", path, errno) }
         defer { close(fd) }
         var out = [UInt8]()

@@ -122,7 +122,8 @@ struct AskProjectOptions: ParsableArguments {
         // A remote chat provider never sees private documents (`tk: {review: false}`, `review.exclude`).
         if !ReviewPolicy.isLocal(providerName: chat.name, config: config) {
             let before = passages.count
-            passages = passages.filter { !isPrivate($0.passage) }
+            let configurations = ConfigurationStore(paths: Paths.resolve())
+            passages = passages.filter { !isPrivate($0.passage, configurations: configurations) }
             if passages.count < before {
                 printError("note: \(before - passages.count) passage(s) from private documents were not sent to \(chat.name)")
             }
@@ -155,8 +156,8 @@ struct AskProjectOptions: ParsableArguments {
              streamed: stream)
     }
 
-    func isPrivate(_ p: StoredPassage) -> Bool {
-        let cfg = ConfigurationLoader.load(paths: Paths.resolve(), project: p.project).config
+    func isPrivate(_ p: StoredPassage, configurations: ConfigurationStore) -> Bool {
+        let cfg = configurations.load(project: p.project).config
         guard case .bytes(let bytes) = Self.read(p.project.appending(p.path)) else { return true }
         let doc = MarkdownDocument(bytes: bytes, fileName: p.path.lastComponent.display)
         return ReviewPolicy.exclusion(frontMatter: doc.frontMatter, relative: p.path, config: cfg) != nil

@@ -68,7 +68,7 @@ extension TKAgent {
                 var flags: [String: JSONValue] = [:]
                 if let provider { flags["provider"] = .string(provider) }
                 if let model { flags["model"] = .string(model) }
-                let loaded = ConfigurationLoader.load(paths: paths, project: project, flags: .object(flags))
+                let loaded = ConfigurationStore(paths: paths).load(project: project, flags: .object(flags))
                 let leaves = ConfigEditor.leaves(loaded.tree)
                 let keys = Config.apiKeys(config: loaded.config, paths: paths)
                 let projectFile = project?.appending(".tk/config.json")
@@ -130,7 +130,7 @@ extension TKAgent {
 
             func run() async throws {
                 let paths = Paths.resolve()
-                let loaded = ConfigurationLoader.load(paths: paths, project: Config.project())
+                let loaded = ConfigurationStore(paths: paths).load(project: Config.project())
                 if SecretsStore.isSecretKey(key) {
                     let match = Config.apiKeys(config: loaded.config, paths: paths).first { $0.0 == key }
                     let store = SecretsStore(paths: paths)

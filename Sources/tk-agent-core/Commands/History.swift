@@ -17,7 +17,7 @@ enum HistoryCLI {
             return
         }
         if ProgressHooks.snapshot(paths: actions.paths, database: db, project: loc.project, document: loc.relative, bytes: bytes,
-                                  reason: reason) == nil {
+                                  config: actions.resolver.configuration(project: loc.project).config, reason: reason) == nil {
             printError("warning: no snapshot kept of \(loc.relative.display) before the write")
         }
     }

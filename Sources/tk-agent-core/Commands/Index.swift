@@ -16,7 +16,7 @@ extension TKAgent {
 
         func run() async throws {
             let resolved = Paths.resolve()
-            let loaded = ConfigurationLoader.load(paths: resolved)
+            let loaded = ConfigurationStore(paths: resolved).user()
             for p in loaded.problems { printError(p) }
             var roots = paths.map { FileSystem.absolute($0) }
             if roots.isEmpty { roots = ProjectRegistry.configured(loaded.config) }

@@ -26,7 +26,7 @@ extension TKAgent {
             let paths = Paths.resolve()
             let database = try openDatabase()
             let root = try project.map { try KnownProject.require($0, database: database) }
-            let loaded = ConfigurationLoader.load(paths: paths, project: root)
+            let loaded = ConfigurationStore(paths: paths).load(project: root)
             for p in loaded.problems { printError("warning: \(p)") }
             let service = HistoryService(paths: paths, database: database)
             if rebuild, let root {
@@ -123,7 +123,7 @@ enum ProgressStatus {
 
     static func today(paths: Paths) -> Figure? {
         guard let db = try? AppDatabase.open(paths: paths) else { return nil }
-        let settings = ConfigurationLoader.load(paths: paths).config.progress
+        let settings = ConfigurationStore(paths: paths).user().config.progress
         guard let r = try? ProgressReport.build(service: HistoryService(paths: paths, database: db), project: nil,
                                                 settings: settings, days: 1) else { return nil }
         return Figure(date: r.today.date, written: r.today.written, imported: r.today.imported, goal: r.today.goal, met: r.today.met)

@@ -39,8 +39,7 @@ extension TKAgent {
             let env = ProcessInfo.processInfo.environment
             let paths = Paths.resolve(environment: env)
             let cwd = FileSystem.absolute(FileManager.default.currentDirectoryPath)
-            let loaded = ConfigurationLoader.load(paths: paths, project: CheckSession.projectRoot(startingAt: cwd),
-                                                  environment: env)
+            let loaded = ConfigurationStore(paths: paths, environment: env).load(project: CheckSession.projectRoot(startingAt: cwd))
             for p in loaded.problems { printError(p) }
             var logger = Logger(label: "tk-agent")
             logger.logLevel = env["TK_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning

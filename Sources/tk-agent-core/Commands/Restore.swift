@@ -17,9 +17,10 @@ extension TKAgent {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let (service, paths) = try HistoryCLI.service()
-            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions(), deleted: true)
-            let config = ConfigurationLoader.load(paths: paths, project: loc.project).config
+            let (service, _) = try HistoryCLI.service()
+            let actions = SuggestionLookup.actions()
+            let loc = try SuggestionLookup.locate(file: file, actions: actions, deleted: true)
+            let config = actions.resolver.configuration(project: loc.project).config
             let list = try service.list(project: loc.project, path: loc.relative)
             let target = try HistoryCLI.resolve(rev, in: list, file: file)
             let old: [UInt8]

@@ -77,7 +77,7 @@ extension TKAgent {
             guard abs.hasSuffix(".md") || abs.hasSuffix(".markdown") else {
                 throw CLIError("\(file): not a markdown document (.md or .markdown)")
             }
-            var candidates = ProjectRegistry.configured(ConfigurationLoader.load(paths: paths).config)
+            var candidates = ProjectRegistry.configured(ConfigurationStore(paths: paths).user().config)
             if let db = try? AppDatabase.open(paths: paths), let known = try? db.projects() {
                 candidates += known.map(\.root)
             }
@@ -100,7 +100,7 @@ extension TKAgent {
 
         func printDryRun(project: PathBytes, rel: PathBytes, advisors: [String]?, paths: Paths, environment: [String: String],
                          catalog: AdvisorCatalog, logger: Logger) async throws {
-            let config = ConfigurationLoader.load(paths: paths, project: project, environment: environment).config
+            let config = ConfigurationStore(paths: paths, environment: environment).load(project: project).config
             let runner = ReviewRunner(catalog: catalog, sidecars: .shared(paths: paths), logger: logger)
             let full: ReviewRunner.Prepared
             do { full = try runner.prepare(project: project, document: rel, advisorsOverride: advisors, config: config) } catch {

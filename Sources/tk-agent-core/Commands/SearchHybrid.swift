@@ -16,7 +16,7 @@ enum SearchHybrid {
         // Documents without passages (a large first index leaves them for later; the running agent
         // writes them after its scan) get them now.
         PassageBackfill.run(database: db, announce: PassageBackfill.announceOnStderr)
-        let loaded = ConfigurationLoader.load(paths: Paths.resolve(), project: projects.count == 1 ? projects[0].root : nil)
+        let loaded = ConfigurationStore(paths: Paths.resolve()).load(project: projects.count == 1 ? projects[0].root : nil)
         let outcome = try await AskRetrieval.retrieve(text, database: db, configuration: loaded.config,
                                                       scope: RetrievalScope(projectIDs: projects.map(\.id)),
                                                       limit: max(50, limit * 5), mode: semantic ? .semantic : .hybrid)

@@ -11,9 +11,10 @@ extension TKAgent {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let (service, paths) = try HistoryCLI.service()
-            let loc = try SuggestionLookup.locate(file: file, actions: SuggestionLookup.actions())
-            let config = ConfigurationLoader.load(paths: paths, project: loc.project).config
+            let (service, _) = try HistoryCLI.service()
+            let actions = SuggestionLookup.actions()
+            let loc = try SuggestionLookup.locate(file: file, actions: actions)
+            let config = actions.resolver.configuration(project: loc.project).config
             let bytes: [UInt8]
             do { bytes = try FileSystem.read(loc.absolute, limit: max(1, config.watch.maxFileBytes)) } catch {
                 throw CLIError("\(file): cannot read (\(error))")

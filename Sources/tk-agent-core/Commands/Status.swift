@@ -17,7 +17,7 @@ extension TKAgent {
             if let live = StatusReporter.live(paths: paths) {
                 snapshot = live
             } else {
-                let loaded = ConfigurationLoader.load(paths: paths)
+                let loaded = ConfigurationStore(paths: paths).user()
                 let db = try? AppDatabase.open(paths: paths)
                 var offline = StatusReporter.offline(paths: paths, loaded: loaded, database: db)
                 let p = await ProviderFactory.status(configuration: loaded.config, environment: ProcessInfo.processInfo.environment,

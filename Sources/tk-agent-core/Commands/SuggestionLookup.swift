@@ -41,7 +41,9 @@ enum SuggestionLookup {
         let actions = actions()
         let loc = try locate(id: id, file: file, actions: actions)
         let result: JourneyActions.Result
-        if replacement != nil, let db = try? AppDatabase.open(paths: actions.paths) { ProgressHooks.snapshot(paths: actions.paths, database: db, project: loc.project, document: loc.relative, reason: "accept") }
+        if replacement != nil, let db = try? AppDatabase.open(paths: actions.paths) { ProgressHooks.snapshot(
+            paths: actions.paths, database: db, project: loc.project, document: loc.relative,
+            config: actions.resolver.configuration(project: loc.project).config, reason: "accept") }
         do {
             result = try actions.decide(id: id, at: loc, status: status, replacement: replacement)
         } catch let e as JourneyActionError {

@@ -47,7 +47,7 @@ extension TKAgent {
 
         func run() async throws {
             let paths = Paths.resolve()
-            let config = ConfigurationLoader.load(paths: paths).config
+            let config = ConfigurationStore(paths: paths).user().config
             let ledger = UsageLedger(database: try openDatabase())
             let now = Date()
             let report: Report

@@ -42,7 +42,7 @@ extension TKAgent {
             @OptionGroup var output: OutputOptions
             func run() async throws {
                 let paths = Paths.resolve()
-                let loaded = ConfigurationLoader.load(paths: paths)
+                let loaded = ConfigurationStore(paths: paths).user()
                 for p in loaded.problems { printError(p) }
                 let saved = ProjectRegistry.configured(loaded.config)
                 let live = StatusReporter.live(paths: paths)?.projects.map { FileSystem.absolute($0.path) } ?? []

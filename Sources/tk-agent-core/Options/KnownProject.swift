@@ -27,7 +27,7 @@ enum KnownProject {
     static func known(paths: Paths, database: AppDatabase?) -> [PathBytes] {
         var roots: [PathBytes] = []
         if let database, let indexed = try? database.projects() { roots += indexed.map(\.root) }
-        roots += ProjectRegistry.configured(ConfigurationLoader.load(paths: paths).config)
+        roots += ProjectRegistry.configured(ConfigurationStore(paths: paths).user().config)
         if let live = StatusReporter.live(paths: paths) { roots += live.projects.map { FileSystem.absolute($0.path) } }
         return roots
     }

@@ -28,7 +28,7 @@ struct LLMOptions: ParsableArguments {
 
     /// The configuration for a project, with problems printed as warnings.
     func loadConfiguration(project: PathBytes?) -> LoadedConfiguration {
-        let loaded = ConfigurationLoader.load(paths: Paths.resolve(), project: project, flags: flagLayer)
+        let loaded = ConfigurationStore(paths: Paths.resolve()).load(project: project, flags: flagLayer)
         for p in loaded.problems { printError("warning: \(p)") }
         return loaded
     }
