@@ -37,6 +37,8 @@ actor AgentProjects {
     var pendingCount = 0
     /// Roots whose first full scan has not finished yet (they count as pending work).
     var awaitingFirstScan = Set<PathBytes>()
+    /// The last journey counts read for `status`, and when (see `journeySummary`).
+    private var journeys: (at: ContinuousClock.Instant, value: [PathBytes: JourneySummary])?
     /// The watcher and the settler of the current run (set by `start`).
     private(set) var watcher: TreeWatcher?
     private(set) var settler: Settler<PendingWork>?
@@ -250,7 +252,7 @@ actor AgentProjects {
 
     func snapshot() -> StatusSnapshot {
         let now = Date()
-        let journeys = (try? database.journeySummary()) ?? [:]
+        let journeys = journeySummary()
         let projectList = projects.keys.sorted().compactMap { root -> StatusSnapshot.Project? in
             guard let s = projects[root] else { return nil }
             return .init(path: root.display, documents: scans.entry(root)?.done ?? s.documents, watching: s.watching,
@@ -276,6 +278,18 @@ actor AgentProjects {
             index: .init(documents: done, total: total, pending: pendingCount + remaining), problems: globalProblems + loaded.problems)
         snap.usage.budgetUsd = loaded.config.review.dailyBudgetUsd
         return snap
+    }
+
+    /// Each project's documents by stage, for `status`: read from the database for every write, except
+    /// while a whole-project scan runs (up to ten writes a second, when the counts move with every
+    /// batch): then at most once a second.
+    private func journeySummary() -> [PathBytes: JourneySummary] {
+        let clock = ContinuousClock()
+        let scanning = projects.keys.contains { scans.entry($0) != nil }
+        if scanning, let kept = journeys, clock.now - kept.at < .seconds(1) { return kept.value }
+        let value = (try? database.journeySummary()) ?? [:]
+        journeys = (clock.now, value)
+        return value
     }
 
     /// Asks the status service for a write (it coalesces them to at most one every 100 ms).

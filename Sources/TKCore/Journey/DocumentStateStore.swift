@@ -215,14 +215,21 @@ extension AppDatabase {
     }
 
     /// Per project: documents by stage and pending suggestions (for `status`).
+    /// Each project's indexed documents by stage, from two covering indexes (no row of `journey_state`
+    /// or `document` is read: their sidecars and texts make them long).
+    static let stageCountSQL = """
+        SELECT p.path AS root, t.stage, COUNT(*) AS n, SUM(t.pending) AS pending
+        FROM journey_state t INDEXED BY journey_state_stage
+        JOIN document d INDEXED BY document_project_in_index ON d.id = t.document_id
+        JOIN project p ON p.id = d.project_id
+        WHERE d.in_index = 1
+        GROUP BY p.id, t.stage
+        """
+
     public func journeySummary() throws -> [PathBytes: JourneySummary] {
         try writer.read { db in
             var out: [PathBytes: JourneySummary] = [:]
-            for row in try JourneyStageCount.fetchAll(db, sql: """
-                SELECT p.path AS root, t.stage, COUNT(*) AS n, SUM(t.pending) AS pending
-                FROM \(DocumentStateStore.joined) WHERE d.in_index = 1
-                GROUP BY p.id, t.stage
-                """) {
+            for row in try JourneyStageCount.fetchAll(db, sql: Self.stageCountSQL) {
                 let root = PathBytes(Array(row.root))
                 var s = out[root] ?? JourneySummary()
                 s.stages[row.stage, default: 0] += row.n

@@ -71,6 +71,15 @@ import Testing
         let summary = try #require(try db.journeySummary()[root])
         #expect(summary.stages == ["draft": 2])
         #expect(summary.pendingSuggestions == 0)
+        // The count reads two covering indexes, never a row (a journey row holds its sidecar first).
+        let plan = try db.writer.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + AppDatabase.stageCountSQL).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("COVERING INDEX journey_state_stage") }, "\(plan)")
+        #expect(plan.contains { $0.contains("COVERING INDEX document_project_in_index") }, "\(plan)")
+        // A deleted document's journey (kept with its history) is not counted.
+        try db.apply(projectID: pid, upserts: [], deletions: [PathBytes("b.md")])
+        #expect(try db.journeySummary()[root]?.stages == ["draft": 1])
     }
 
     @Test func historyFiguresStagesAndScopes() throws {
