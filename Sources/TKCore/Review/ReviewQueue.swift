@@ -22,7 +22,9 @@ public actor ReviewQueue: AgentExtension {
     /// Rounds waiting for the budget, and when it was last checked (checked again every minute or on a wake).
     var budgetCheckedAt: [String: Date] = [:]
     var provider: (status: ProviderStatus, at: Date)?
-    var refreshingProvider = false
+    /// The provider look-up for `status` in flight (an Ollama probe is a request): cancelled and
+    /// awaited with the rounds when the queue stops, so that none runs while the agent exits.
+    var providerRefresh: Task<Void, Never>?
     var recovered = false
     /// The queue counts last read, shown (with a problem) if a later read fails.
     var lastQueue: StatusSnapshot.Queue?
@@ -72,7 +74,7 @@ public actor ReviewQueue: AgentExtension {
             await sleep(delay)
         }
         // The rounds in flight stop (each puts itself back in the queue) before the agent exits.
-        let running = Array(tasks.values)
+        let running = Array(tasks.values) + (providerRefresh.map { [$0] } ?? [])
         for task in running { task.cancel() }
         for task in running { await task.value }
     }
@@ -251,19 +253,20 @@ public actor ReviewQueue: AgentExtension {
     }
 
     func refreshProvider() {
-        guard !refreshingProvider else { return }
-        refreshingProvider = true
+        guard providerRefresh == nil else { return }
         let env = self.env
-        Task { [weak self] in
+        providerRefresh = Task { [weak self] in
             let status = await env.providerStatus(env.loadConfig(nil))
-            await self?.providerRefreshed(status)
+            await self?.providerRefreshed(status, cancelled: Task.isCancelled)
         }
     }
 
-    func providerRefreshed(_ status: ProviderStatus) {
+    func providerRefreshed(_ status: ProviderStatus, cancelled: Bool) {
+        providerRefresh = nil
+        // A look-up cut short by a stop says nothing of the provider.
+        guard !cancelled else { return }
         let changed = provider?.status != status
         provider = (status, env.now.date())
-        refreshingProvider = false
         if changed { env.nudge?.nudge() }
     }
 
