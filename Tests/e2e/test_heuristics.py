@@ -633,6 +633,21 @@ def test_user_config_change_applies_on_sighup(tk):
     assert "ai_cliche" in rules(read_sidecar(p, "a.md")["quick"])
 
 
+def test_user_config_change_reaches_every_sidecar_at_the_next_save(tk):
+    """Without a SIGHUP: the next batch reads the changed user config (the configuration store sees
+    the file's new stat) and, its heuristics having changed, refreshes the project's other sidecars too."""
+    p = tk.project()
+    (p / "a.md").write_text("# A\n\nThe cake was eaten. We delve into it.\n")
+    (p / "b.md").write_text("# B\n\nThe pie was baked.\n")
+    agent = tk.start(p)
+    assert "passive" in rules(wait_sidecar(tk, p, "a.md", agent)["quick"])
+    user_config(tk, {"heuristics": {"disabled": ["passive"]}})
+    (p / "b.md").write_text("# B\n\nThe pie was baked today.\n")
+    tk.wait_for(lambda: "passive" not in rules(read_sidecar(p, "a.md")["quick"]), proc=agent,
+                what="an unsaved document's sidecar refreshed after the user config changed")
+    assert "ai_cliche" in rules(read_sidecar(p, "a.md")["quick"])
+
+
 def test_sidecars_of_nfc_and_nfd_names_are_distinct(tk):
     import unicodedata
     p = tk.project()

@@ -19,8 +19,11 @@ actor AgentProjects {
         var watching = false
         /// Keyed problems: what the problem is about → message.
         var problems: [ProblemKey: String] = [:]
-        /// What `<root>/.tk/config.json` looked like when `config` was loaded (nil: absent).
-        var configStamp: FileStat?
+
+        /// The configuration's problems (a broken file, a wrong type), as they stand in `problems`.
+        var configProblems: Set<String> {
+            Set(problems.keys.compactMap { if case .config(let p) = $0 { p } else { nil } })
+        }
     }
 
     let options: AgentOptions
@@ -86,12 +89,10 @@ actor AgentProjects {
             logger.info("project removed", metadata: ["project.path": "\(root.display)"])
         }
         for root in roots where projects[root] == nil {
-            let stamp = Self.projectConfigStamp(root)
             let projectLoaded = configurations.load(project: root)
             var state = ProjectState(
                 id: try database.projectID(for: root), config: projectLoaded.config,
                 filter: PathFilter(ignore: projectLoaded.config.watch.ignore))
-            state.configStamp = stamp
             for p in projectLoaded.problems { state.problems[.config(p)] = p }
             // Problems of documents that will not be read again because they did not change.
             if let stored = try? database.documentProblems(projectID: state.id) {
@@ -110,24 +111,18 @@ actor AgentProjects {
         }
     }
 
-    /// The `stat` of a project's `.tk/config.json` (through a link), to tell whether it changed since it was loaded.
-    static func projectConfigStamp(_ root: PathBytes) -> FileStat? {
-        FileSystem.statFollowingLinks(ConfigurationStore.projectFile(root))
-    }
-
-    /// Reloads a project's configuration when its `.tk/config.json` changed since it was loaded.
+    /// Takes in a project's configuration when it changed since it was loaded (its `.tk/config.json`
+    /// or the user config: the store reads a file again only when its `stat` moved).
     ///
     /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
-    /// before each batch of that project (one `stat`). New `watch.ignore` globs re-add the root to
-    /// the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
-    /// - Parameter force: reload even when the file did not change (the user config did: SIGHUP).
+    /// before each batch of that project (a `stat` of each file). New `watch.ignore` globs re-add the
+    /// root to the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
+    /// - Parameter force: take it in even when nothing changed (SIGHUP).
     func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
         guard var state = projects[root] else { return }
-        let stamp = Self.projectConfigStamp(root)
-        guard force || stamp != state.configStamp else { return }
         let projectLoaded = configurations.load(project: root)
+        guard force || projectLoaded.config != state.config || Set(projectLoaded.problems) != state.configProblems else { return }
         let old = state.config
-        state.configStamp = stamp
         state.config = projectLoaded.config
         state.filter = PathFilter(ignore: projectLoaded.config.watch.ignore)
         for key in state.problems.keys { if case .config = key { state.problems[key] = nil } }

@@ -214,7 +214,6 @@ extension AppDatabase {
         }
     }
 
-    /// Per project: documents by stage and pending suggestions (for `status`).
     /// Each project's indexed documents by stage, from two covering indexes (no row of `journey_state`
     /// or `document` is read: their sidecars and texts make them long).
     static let stageCountSQL = """
@@ -226,6 +225,7 @@ extension AppDatabase {
         GROUP BY p.id, t.stage
         """
 
+    /// Per project: documents by stage and pending suggestions (for `status`).
     public func journeySummary() throws -> [PathBytes: JourneySummary] {
         try writer.read { db in
             var out: [PathBytes: JourneySummary] = [:]

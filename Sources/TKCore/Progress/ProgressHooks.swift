@@ -48,8 +48,8 @@ public enum ProgressHooks {
     /// Keeps a snapshot of a document's current bytes before something writes to it or reads it
     /// (`reason`: review, stage, accept, pipe, restore, manual). Errors are logged, never thrown:
     /// a missing snapshot must not stop the write the writer asked for.
-    @discardableResult
     /// - Parameter config: the project's configuration (its `history` settings and size limit).
+    @discardableResult
     public static func snapshot(paths: Paths, database: AppDatabase, project: PathBytes, document: PathBytes,
                                 bytes: [UInt8]? = nil, config: Configuration, reason: String, note: String? = nil,
                                 logger: Logger? = nil) -> SnapshotRecord? {

@@ -145,12 +145,13 @@ public actor EmbeddingWorker: AgentExtension {
     }
 
     /// Whether a passage may be sent to this client: a remote one never gets private documents.
-    func mayEmbed(_ p: PendingPassage, _ client: EmbeddingClient) -> Bool {
+    /// - Parameter config: its project's configuration.
+    func mayEmbed(_ p: PendingPassage, _ client: EmbeddingClient, config: (Int64) -> Configuration) -> Bool {
         guard client.isRemote else { return true }
         if p.isPrivate { return false }
         var fm = FrontMatter()
         fm.tk.review = nil
-        return ReviewPolicy.exclusion(frontMatter: fm, relative: p.path, config: projectConfiguration(p.projectID)) == nil
+        return ReviewPolicy.exclusion(frontMatter: fm, relative: p.path, config: config(p.projectID)) == nil
     }
 
     /// Plans the texts of every passage not yet planned for this client's window budget (a
@@ -187,7 +188,16 @@ public actor EmbeddingWorker: AgentExtension {
         try planWindows(client)
         if Task.isCancelled { return }
         let all = try database.passagesWithoutVectors(model: model, plan: plan)
-        let allowed = all.filter { mayEmbed($0, client) }
+        // Each project's configuration read once a pass, not once a passage.
+        var configs: [Int64: Configuration] = [:]
+        let allowed = all.filter { p in
+            mayEmbed(p, client) { id in
+                if let c = configs[id] { return c }
+                let c = projectConfiguration(id)
+                configs[id] = c
+                return c
+            }
+        }
         let withheld = all.count - allowed.count
         let progress = try database.embeddingProgress(model: model, plan: plan)
         var s = EmbeddingStatus(provider: client.provider, model: client.model, state: allowed.isEmpty ? "idle" : "embedding",
