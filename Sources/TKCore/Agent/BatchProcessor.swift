@@ -68,9 +68,14 @@ struct BatchProcessor: Sendable {
                     stale: pipeline.staleDerivations(project: project), progress: nil,
                     documents: whole ? SyncCounts { done, total in scans.update(root, done: done, total: total) } : nil,
                     stop: stop, passagesInBulk: true
-                ) { changes in
-                    for (k, v) in pipeline.apply(changes, project: project, diskFaults: &diskFaults, lanes: lanes, stop: stop) { sidecarProblems[k] = v }
-                    ProgressHooks.documentsChanged(paths: paths, database: pipeline.database, root: root, changes: changes, config: config, logger: pipeline.logger, notify: { title, body in pipeline.notify(title, body, root.display) })
+                ) { batch in
+                    // The batch's index rows, journey rows, progress and history in one transaction,
+                    // then its sidecars.
+                    let committed = try pipeline.commit(batch.changes, index: batch, project: project, history: .init(paths: paths),
+                                                        diskFaults: &diskFaults, lanes: lanes, stop: stop)
+                    for (k, v) in committed.problems { sidecarProblems[k] = v }
+                    if let goal = committed.goal, config.notifications.enabled { pipeline.notify(goal.title, goal.body, root.display) }
+                    let changes = batch.changes
                     // A refresh of unchanged content is not news to the extensions (review queue). The
                     // parsed documents are not kept: a first scan would hold every one at once.
                     all.append(contentsOf: changes.lazy.filter { change in

@@ -18,6 +18,23 @@ public enum DocumentChange: Sendable {
         case .moved(let from, let to, _, let sha): return .moved(from: from, to: to, sha256: sha)
         }
     }
+
+    /// The document's path (its new one, for a move).
+    public var path: PathBytes {
+        switch self {
+        case .updated(let rel, _, _, _), .deleted(let rel, _): return rel
+        case .moved(_, let to, _, _): return to
+        }
+    }
+
+    /// The SHA-256 of the bytes the index held before (nil: a new document, or a move).
+    public var previousSha256: String? {
+        switch self {
+        case .updated(_, _, _, let previous): return previous
+        case .deleted(_, let previous): return previous
+        case .moved: return nil
+        }
+    }
 }
 
 /// An indexed change as the agent's extensions (the review queue) see it: which document, and the

@@ -33,11 +33,10 @@ public struct DocumentPipeline: Sendable {
         self.notify = notify
     }
 
-    /// Applies a batch of changes of one project.
+    /// Applies a batch of changes of one project (whose index rows are written already).
     /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
     public func apply(_ changes: [DocumentChange], root: PathBytes, config: Configuration) -> [PathBytes: String?] {
-        var faults = Set<FaultRecovery.DiskFault>()
-        return apply(changes, project: projectInputs(root: root, config: config), diskFaults: &faults)
+        apply(changes, project: projectInputs(root: root, config: config))
     }
 
     /// A project's inputs for a configuration given as a value (no layers: see `LoadedConfiguration.given`).
@@ -45,155 +44,272 @@ public struct DocumentPipeline: Sendable {
         resolver.project(root, loaded: .given(config))
     }
 
-    /// Applies a batch of changes of one project.
-    /// - Parameter diskFaults: collects the disk faults (full, read-only) behind failed writes, which
-    ///   pass by themselves: the agent goes through the project again soon.
-    /// Applies a batch of changes of one project, derived from `project`'s inputs.
+    /// Applies a batch of changes of one project (whose index rows are written already), derived
+    /// from `project`'s inputs.
     /// - Returns: sidecar problem updates by document (message, or nil when it is fine again).
     public func apply(_ changes: [DocumentChange], project: ProjectInputs) -> [PathBytes: String?] {
         var faults = Set<FaultRecovery.DiskFault>()
-        return apply(changes, project: project, diskFaults: &faults)
+        do {
+            return try commit(changes, index: nil, project: project, diskFaults: &faults).problems
+        } catch {
+            var problems: [PathBytes: String?] = [:]
+            for change in changes { problems[change.path] = "\(error)" }
+            return problems
+        }
     }
 
-    /// - Parameter lanes: documents derived at once (on as many threads): each document is its own
-    ///   sidecar and its own lock; the journey rows of the batch are recorded together after.
-    /// - Parameter stop: once set, the documents not derived yet are left as they are: their recorded
-    ///   derivation is not their content's, so the next scan derives them (`staleDerivations`).
-    func apply(_ changes: [DocumentChange], project: ProjectInputs,
-               diskFaults: inout Set<FaultRecovery.DiskFault>, lanes: Int = 1, stop: StopFlag? = nil) -> [PathBytes: String?] {
+    /// What `commit` did.
+    public struct Committed: Sendable {
+        /// Sidecar problem updates by document (message, or nil when it is fine again).
+        public var problems: [PathBytes: String?] = [:]
+        /// The goal notification progress asks for (title, body), shown by the caller.
+        public var goal: (title: String, body: String)?
+    }
+
+    /// What a batch records of progress and history (nil: nothing).
+    public struct HistoryInputs: Sendable {
+        public var paths: Paths
+        public init(paths: Paths) { self.paths = paths }
+    }
+
+    /// Commits one batch of a project: derives every document (quick findings, journey, the sidecar
+    /// to write) without writing anything, then writes all of the batch's database state in **one
+    /// transaction** (the index rows when given, the journey rows, progress and history), then the
+    /// sidecars from what was committed, then tells the observers.
+    ///
+    /// A kill before the commit leaves nothing of the batch (the next scan finds it changed); a kill
+    /// after it leaves sidecars that lag the database, which the next whole scan rewrites from it
+    /// (`verifySidecars`). A sidecar another process wrote between the derivation and the write
+    /// (an `accept`) is derived again under the lock and recorded on its own.
+    /// - Parameters:
+    ///   - index: the batch's index rows (`Indexer.sync(commit:)`); nil when they are written already.
+    ///   - derive: the changes to derive (nil: all); the others are indexed and recorded in history
+    ///     only (`index` leaves a big first derivation to the agent).
+    ///   - history: where progress and history are recorded (nil: not recorded).
+    ///   - diskFaults: collects the disk faults (full, read-only) behind failed sidecar writes, which
+    ///     pass by themselves: the agent goes through the project again soon.
+    ///   - lanes: documents derived at once (on as many threads).
+    ///   - stop: once set, the documents not derived yet are left as they are: their recorded
+    ///     derivation is not their content's, so the next scan derives them (`staleDerivations`).
+    /// - Throws: when the transaction failed: nothing of the batch is in the database.
+    func commit(_ changes: [DocumentChange], index: IndexBatch?, derive: ((DocumentChange) -> Bool)? = nil,
+                project: ProjectInputs, history: HistoryInputs? = nil,
+                diskFaults: inout Set<FaultRecovery.DiskFault>, lanes: Int = 1, stop: StopFlag? = nil) throws -> Committed {
         let root = project.root
-        var problems: [PathBytes: String?] = [:]
-        var records: [DocumentStateStore.Entry] = []
-        var saved: [(PathBytes, [UInt8]?, String?, MarkdownDocument, String)] = []
-        var written: [(PathBytes, DocumentOwner.Outcome)] = []
-        // Removals and moves first, in order (a moved document is derived under its new name below).
-        var derive: [(rel: PathBytes, doc: MarkdownDocument, sha: String, previousSha: String?, isSave: Bool)] = []
+        var out = Committed()
+        var removed: [PathBytes] = []
+        var work: [(change: DocumentChange, rel: PathBytes, source: PathBytes?, doc: MarkdownDocument, sha: String, isSave: Bool)] = []
         for change in changes {
             switch change {
             case .updated(let rel, let doc, let sha, let previousSha):
-                derive.append((rel, doc, sha, previousSha, previousSha != sha))
+                if derive?(change) ?? true { work.append((change, rel, nil, doc, sha, previousSha != sha)) }
             case .deleted(let rel, _):
-                do {
-                    try owner.removed(project: root, document: rel)
-                    problems[rel] = .some(nil)
-                } catch {
-                    if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
-                    problems[rel] = "\(error)"
-                }
+                removed.append(rel)
             case .moved(let from, let to, let doc, let sha):
-                problems[from] = .some(nil)
-                do { try owner.moved(project: root, from: from, to: to) } catch {
-                    logger.warning("sidecar move failed", metadata: ["from": "\(from.display)", "error": "\(error)"])
-                }
-                derive.append((to, doc, sha, nil, false))
+                out.problems[from] = .some(nil)
+                work.append((change, to, from, doc, sha, false))
             }
         }
-        // Each document's derivation, on `lanes` threads; gathered in the batch's order.
-        struct Derived {
-            var problem: String?
-            var previous: [UInt8]?
-            var records: [DocumentStateStore.Entry] = []
-            var written: [(PathBytes, DocumentOwner.Outcome)] = []
-            var faults = Set<FaultRecovery.DiskFault>()
-            var skipped = false
-        }
-        let slots = ResultSlots<Derived>(count: derive.count)
-        let width = max(1, min(lanes, derive.count))
-        let work = derive
+        // 1. Each document's derivation, on `lanes` threads, nothing written.
+        let slots = ResultSlots<Prepared>(count: work.count)
+        let width = max(1, min(lanes, work.count))
+        let items = work
         DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for i in stride(from: lane, to: work.count, by: width) {
-                let d = work[i]
-                var out = Derived()
-                if stop?.isSet == true {
-                    out.skipped = true
-                    slots.set(i, out)
-                    continue
-                }
-                (out.problem, out.previous) = update(project: project, rel: d.rel, doc: d.doc, sha: d.sha,
-                                                     records: &out.records, written: &out.written, diskFaults: &out.faults)
-                slots.set(i, out)
+            for i in stride(from: lane, to: items.count, by: width) {
+                if stop?.isSet == true { return }
+                let w = items[i]
+                slots.set(i, prepare(project: project, rel: w.rel, source: w.source, doc: w.doc, sha: w.sha, index: i))
             }
         }
-        for (d, out) in zip(derive, slots.values()) where !out.skipped {
-            problems[d.rel] = out.problem
-            records += out.records
-            written += out.written
-            diskFaults.formUnion(out.faults)
-            if d.isSave { saved.append((d.rel, out.previous, d.previousSha, d.doc, d.sha)) }
+        let prepared = slots.values()
+        // 2. One transaction: the index rows, the journey rows, progress and history.
+        var entries: [DocumentStateStore.Entry] = []
+        for p in prepared { if case .ready(let r) = p.state { entries.append(r.entry) } }
+        try database.batchTransaction { db in
+            try index?.write(db)
+            for rel in removed { try states.removed(project: root, document: rel) }
+            if !entries.isEmpty { try states.record(project: root, entries) }
+            if let history {
+                // Progress and history as before: a failure there is logged and undone, and the rest
+                // of the batch is committed all the same.
+                do {
+                    try db.inSavepoint {
+                        out.goal = try ProgressHooks.record(paths: history.paths, database: database, root: root,
+                                                            changes: changes, config: project.config)
+                        return .commit
+                    }
+                } catch {
+                    logger.warning("cannot record progress and history", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+                }
+            }
         }
-        // The journey rows of the batch go in one transaction; a failure is every document's problem.
-        do { try owner.recordBatch(project: root, records) } catch {
-            logger.warning("cannot record the journeys", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
-            if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
-            for e in records { problems[e.document] = "\(error)" }
-            return problems
+        // 3. The sidecars, from what was committed; then the observers.
+        for rel in removed {
+            sidecars.remove(project: root, document: rel)
+            out.problems[rel] = .some(nil)
+            owner.observers.emit(.removed(project: root, path: rel))
         }
-        for (rel, o) in written {
-            owner.announce(project: root, document: rel, cause: .contentIndexed, before: o.stageBefore, sidecar: o.sidecar, wrote: o.wrote)
+        let ready = prepared.compactMap { p -> (Int, Ready)? in
+            if case .ready(let r) = p.state { return (p.index, r) } else { return nil }
         }
-        for (rel, previous, previousSha, doc, sha) in saved {
-            owner.saved(project: root, document: rel, previousBytes: previous, previousSha256: previousSha,
-                        newBytes: doc.bytes, sha256: sha)
+        let written = sidecars.write(project: root, prepared: ready.map { $0.1.sidecar })
+        for ((i, r), outcome) in zip(ready, written) {
+            let w = items[i]
+            var sidecar = r.sidecar.sidecar
+            var wrote = false
+            switch outcome {
+            case .done(let didWrite, let problem):
+                wrote = didWrite
+                out.problems[w.rel] = .some(problem)
+                if let source = w.source { owner.observers.emit(.moved(project: root, from: source, to: w.rel)) }
+            case .changedMeanwhile:
+                // Another process changed the sidecar since it was read: derived again under the lock.
+                if let source = w.source { try? owner.moved(project: root, from: source, to: w.rel) }
+                let again = update(project: project, rel: w.rel, doc: w.doc, sha: w.sha, diskFaults: &diskFaults)
+                out.problems[w.rel] = .some(again.problem)
+                if w.isSave { owner.saved(project: root, document: w.rel, previousBytes: again.previous, previousSha256: w.change.previousSha256,
+                                          newBytes: w.doc.bytes, sha256: w.sha) }
+                continue
+            case .failed(let error):
+                if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
+                out.problems[w.rel] = .some(DocumentStateError(step: .sidecar, document: w.rel, cause: error).description)
+                continue
+            }
+            sidecar.updatedAt = r.sidecar.sidecar.updatedAt
+            owner.announce(project: root, document: w.rel, cause: .contentIndexed, before: r.stageBefore, sidecar: sidecar, wrote: wrote)
+            if w.isSave {
+                owner.saved(project: root, document: w.rel, previousBytes: r.previous, previousSha256: w.change.previousSha256,
+                            newBytes: w.doc.bytes, sha256: w.sha)
+            }
+            report(r.journey, rel: w.rel, project: project)
         }
-        return problems
+        for p in prepared {
+            if case .failed(let message, let fault) = p.state {
+                out.problems[items[p.index].rel] = .some(message)
+                if let fault { diskFaults.insert(fault) }
+            }
+        }
+        return out
     }
 
-    /// Recomputes the quick findings and the journey of one document, follows its pending suggestions
-    /// through the edit, writes its sidecar and records it in the database.
-    /// - Returns: a problem line (nil when all went well) and the previous bytes, when known.
-    /// - Parameter records: collects the state to record in the database (in one transaction per batch).
-    func update(project: ProjectInputs, rel: PathBytes, doc: MarkdownDocument, sha: String,
-                records: inout [DocumentStateStore.Entry], written: inout [(PathBytes, DocumentOwner.Outcome)],
-                diskFaults: inout Set<FaultRecovery.DiskFault>) -> (String?, [UInt8]?) {
+    /// `commit` for a command (`tk-agent index`): the disk faults are its problems' to say.
+    public func commit(_ changes: [DocumentChange], index: IndexBatch?, derive: ((DocumentChange) -> Bool)? = nil,
+                       project: ProjectInputs, history: HistoryInputs?, lanes: Int) throws -> Committed {
+        var faults = Set<FaultRecovery.DiskFault>()
+        return try commit(changes, index: index, derive: derive, project: project, history: history, diskFaults: &faults, lanes: lanes)
+    }
+
+    /// One document of a batch, derived (`prepare`).
+    struct Prepared: Sendable {
+        enum State: Sendable {
+            case ready(Ready)
+            case failed(String, FaultRecovery.DiskFault?)
+        }
+        var index: Int
+        var state: State
+    }
+
+    struct Ready: Sendable {
+        var sidecar: SidecarStore.Prepared
+        var entry: DocumentStateStore.Entry
+        var stageBefore: JourneyStage?
+        /// The bytes the sidecar's positions described before, when known.
+        var previous: [UInt8]?
+        var journey: JourneyUpdate
+    }
+
+    /// Derives one document: its quick findings and journey from its inputs, its sidecar to write
+    /// and its row to record. Reads the sidecar and the database; writes nothing.
+    func prepare(project: ProjectInputs, rel: PathBytes, source: PathBytes?, doc: MarkdownDocument, sha: String, index: Int) -> Prepared {
         let root = project.root
-        let config = project.config
+        // A moved document's row is still at its old path when the index rows are written in the
+        // batch's transaction, at its new one when they were written before.
+        let recorded = source.flatMap { states.previousContent(project: root, document: $0) }
+            ?? states.previousContent(project: root, document: rel)
         var key = ""
+        var journey = JourneyUpdate()
+        var previousBytes: [UInt8]?
+        var before: JourneyStage?
+        do {
+            let p = try sidecars.prepare(project: root, document: rel, source: source, rebuild: {
+                if let source, let copy = states.load(project: root, document: source)?.sidecar { return copy }
+                return states.rebuild(project: root, document: rel, fresh: {
+                    ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount)
+                })
+            }) { sidecar in
+                before = sidecar.journey.stage
+                (key, journey, previousBytes) = derive(&sidecar, project: project, rel: rel, doc: doc, sha: sha, recorded: recorded)
+            }
+            let pending = p.sidecar.suggestions.contains { $0.status == .pending }
+            // The file's bytes once written: the new ones, or those it says already.
+            let entry = DocumentStateStore.Entry(
+                document: rel, sidecar: p.sidecar, fileBytes: p.bytes ?? p.read, content: pending ? doc.bytes : nil,
+                contentSha256: sha, dropContent: !pending, derivedFrom: key)
+            return Prepared(index: index, state: .ready(Ready(sidecar: p, entry: entry, stageBefore: before, previous: previousBytes, journey: journey)))
+        } catch {
+            return Prepared(index: index, state: .failed("\(error)", FaultRecovery.diskFault(error)))
+        }
+    }
+
+    /// The transition of a sidecar for new bytes: the document's derivation (quick findings, words)
+    /// and its journey, following pending suggestions through the edit.
+    /// - Returns: the derivation key, the journey's update and the bytes the positions described before.
+    func derive(_ sidecar: inout ReviewSidecar, project: ProjectInputs, rel: PathBytes, doc: MarkdownDocument, sha: String,
+                recorded: (content: [UInt8], sha256: String)?) -> (String, JourneyUpdate, [UInt8]?) {
+        // The bytes the sidecar's positions describe, when known.
+        var previous: [UInt8]?
+        if let recorded, recorded.sha256 == sidecar.sha256 {
+            previous = recorded.content
+        } else if sidecar.sha256 == sha {
+            previous = doc.bytes
+        }
+        sidecar.document = rel.display
+        sidecar.sha256 = sha
+        let inputs = resolver.inputs(project: project, relative: rel, document: doc, sha256: sha,
+                                     overrides: .some(sidecar.journey.overrides))
+        let derived = resolver.derive(inputs)
+        sidecar.words = derived.words
+        sidecar.quick = derived.findings
+        let journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: project.config, catalog: catalog, previous: previous)
+        return (inputs.key, journey, previous)
+    }
+
+    /// Logs what a document's journey did and sends the "ready" notification it asks for.
+    func report(_ journey: JourneyUpdate, rel: PathBytes, project: ProjectInputs) {
+        if !journey.transitions.isEmpty {
+            logger.info("suggestions addressed", metadata: [
+                "file.path": "\(rel.display)",
+                "accepted": "\(journey.transitions.filter { $0.to == .accepted }.count)",
+                "edited": "\(journey.transitions.filter { $0.to == .edited }.count)",
+            ])
+        }
+        if journey.needsReadyNotification, let message = journey.readyMessage {
+            logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
+            if project.config.notifications.enabled { notify(rel.lastComponent.display, message, project.root.appending(rel).display) }
+        }
+    }
+
+    /// Derives one document under the sidecar lock and records it on its own (`DocumentOwner.change`):
+    /// for a sidecar another process wrote while its batch was derived.
+    func update(project: ProjectInputs, rel: PathBytes, doc: MarkdownDocument, sha: String,
+                diskFaults: inout Set<FaultRecovery.DiskFault>) -> (problem: String?, previous: [UInt8]?) {
+        let root = project.root
         let recorded = states.previousContent(project: root, document: rel)
+        var key = ""
         var journey = JourneyUpdate()
         var previousBytes: [UInt8]?
         do {
             let outcome = try owner.change(
                 project: root, document: rel, cause: .contentIndexed,
                 fresh: { ReviewSidecar(document: rel.display, sha256: sha, updatedAt: "", words: doc.wordCount) },
-                record: nil
-            ) { sidecar in
-                // The bytes the sidecar's positions describe, when known.
-                var previous: [UInt8]?
-                if let recorded, recorded.sha256 == sidecar.sha256 {
-                    previous = recorded.content
-                } else if sidecar.sha256 == sha {
-                    previous = doc.bytes
+                record: { sidecar in
+                    let pending = sidecar.suggestions.contains { $0.status == .pending }
+                    return DocumentOwner.Record(content: pending ? doc.bytes : nil, contentSha256: sha, dropContent: !pending, derivedFrom: key)
                 }
-                previousBytes = previous
-                sidecar.document = rel.display
-                sidecar.sha256 = sha
-                let inputs = resolver.inputs(project: project, relative: rel, document: doc, sha256: sha,
-                                             overrides: .some(sidecar.journey.overrides))
-                let derived = resolver.derive(inputs)
-                key = inputs.key
-                sidecar.words = derived.words
-                sidecar.quick = derived.findings
-                journey = JourneyEngine.documentChanged(&sidecar, document: doc, config: config, catalog: catalog, previous: previous)
+            ) { sidecar in
+                (key, journey, previousBytes) = derive(&sidecar, project: project, rel: rel, doc: doc, sha: sha, recorded: recorded)
             }
-            written.append((rel, outcome))
-            // The bytes are kept while suggestions are pending, to follow them through the next edit.
-            let pending = outcome.sidecar.suggestions.contains { $0.status == .pending }
-            records.append(DocumentStateStore.Entry(document: rel, sidecar: outcome.sidecar, content: pending ? doc.bytes : nil,
-                                                    contentSha256: sha, dropContent: !pending,
-                                                    derivedFrom: key,
-                                                    sidecarJSON: outcome.bytes.flatMap(SidecarStore.compactJSON(ofWritten:))
-                                                        ?? (try? DocumentStateStore.Entry.json(outcome.sidecar))))
-            if !journey.transitions.isEmpty {
-                logger.info("suggestions addressed", metadata: [
-                    "file.path": "\(rel.display)",
-                    "accepted": "\(journey.transitions.filter { $0.to == .accepted }.count)",
-                    "edited": "\(journey.transitions.filter { $0.to == .edited }.count)",
-                ])
-            }
-            if journey.needsReadyNotification, let message = journey.readyMessage {
-                logger.info("document ready for final or another round", metadata: ["file.path": "\(rel.display)"])
-                if config.notifications.enabled { notify(rel.lastComponent.display, message, root.appending(rel).display) }
-            }
+            report(journey, rel: rel, project: project)
             return (outcome.problem, previousBytes)
         } catch {
             if let f = FaultRecovery.diskFault(error) { diskFaults.insert(f) }
@@ -209,6 +325,8 @@ public struct DocumentPipeline: Sendable {
         var problems: [PathBytes: String?] = [:]
         let tk = root.appending(".tk")
         let projectID = try? database.projectID(for: root)
+        // What each sidecar said when its state was committed (a batch commits, then writes them).
+        let committed = (try? states.sidecarChecksums(project: root)) ?? [:]
         for path in JourneyActions.sidecarFiles(under: tk) {
             guard let inTk = path.relative(to: tk) else { continue }
             let rel = PathBytes(Array(inTk.bytes.dropLast(".review.json".utf8.count)))
@@ -230,6 +348,10 @@ public struct DocumentPipeline: Sendable {
             // A sealed sidecar whose checksum matches needs no parsing.
             if let bytes = try? FileSystem.read(path, limit: 64 << 20), SidecarStore.isSealed(bytes),
                !SidecarStore.editedByHand(bytes: bytes) {
+                if let expected = committed[rel], expected != SidecarStore.checksum(ofWritten: bytes),
+                   let rewritten = rewriteLagging(root: root, document: rel, onDisk: bytes) {
+                    problems[rel] = rewritten
+                }
                 continue
             }
             guard case .broken = sidecars.read(project: root, document: rel) else { continue }
@@ -243,6 +365,34 @@ public struct DocumentPipeline: Sendable {
             }
         }
         return problems
+    }
+
+    /// Rewrites a sidecar from the database when the database's copy is newer than the file (a kill
+    /// came between a batch's commit and its sidecars). A file newer than the copy is left alone.
+    /// - Returns: the problem update (nil when nothing was done).
+    func rewriteLagging(root: PathBytes, document rel: PathBytes, onDisk bytes: [UInt8]) -> String?? {
+        guard let copy = states.load(project: root, document: rel)?.sidecar,
+              let file = try? JSON.decode(ReviewSidecar.self, from: bytes) else { return nil }
+        let copyTime = RFC3339.date(copy.updatedAt), fileTime = RFC3339.date(file.updatedAt)
+        // A file as new as the copy stays: the database may have missed a change the file kept (a
+        // full disk, see `DocumentOwner.change`); the document's next change takes the file in.
+        if let copyTime, let fileTime, copyTime <= fileTime { return nil }
+        do {
+            let fresh = try SidecarStore.encode(copy)
+            let written = try sidecars.withLock { () throws -> Bool in
+                let path = ReviewSidecar.path(project: root, document: rel)
+                guard (try? FileSystem.read(path, limit: 64 << 20)) == bytes else { return false }
+                try FileSystem.writeAtomically(fresh, to: path, mode: 0o644, durable: false)
+                return true
+            }
+            if written {
+                logger.info("sidecar rewritten from the database", metadata: ["file.path": "\(rel.display)"])
+                return .some(nil)
+            }
+            return nil
+        } catch {
+            return .some("\(error)")
+        }
     }
 
     /// The `stale` rule for `Indexer.sync`: unchanged documents whose recorded derivation key is not

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import GRDB
 import Logging
 
 /// What one reconcile or refresh did.
@@ -75,6 +76,30 @@ public struct Indexer: Sendable {
         passagesInBulk: Bool = false,
         onChanges: ([DocumentChange]) -> Void = { _ in }
     ) throws -> IndexReport {
+        let database = self.database
+        return try sync(root: root, projectID: projectID, scopes: scopes, filter: filter, maxFileBytes: maxFileBytes,
+                        refresh: refresh, stale: stale, progress: progress, documents: documents, stop: stop,
+                        passagesInBulk: passagesInBulk, commit: { batch in
+                            try database.write { db in try batch.write(db) }
+                            onChanges(batch.changes)
+                        })
+    }
+
+    /// `sync`, with each batch committed by `commit`: it is given the batch's index rows and changes,
+    /// and writes the rows (`IndexBatch.write`) in the transaction that holds what it derives from
+    /// them (`DocumentPipeline.commit`), so that the index and the derived state are one commit.
+    /// Batches are committed one at a time, in order, on another thread than the caller's, while the
+    /// next one is read and parsed. A batch `commit` throws for is not in the index; `sync` throws it.
+    public func sync(
+        root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
+        refresh: Bool = false,
+        stale: (([PathBytes: String], Bool) throws -> Set<PathBytes>)? = nil,
+        progress: (@Sendable (Int, Int) -> Void)? = nil,
+        documents: SyncCounts? = nil,
+        stop: StopFlag? = nil,
+        passagesInBulk: Bool = false,
+        commit: (IndexBatch) throws -> Void
+    ) throws -> IndexReport {
         var report = IndexReport()
         var present: [PathBytes: FileStat] = [:]
         var known: [PathBytes: Fingerprint] = [:]
@@ -135,7 +160,7 @@ public struct Indexer: Sendable {
                         progress: { done, total in
                             progress?(done, total)
                             documents?.report(alreadyDone + done, inScope)
-                        }, onChanges: onChanges)
+                        }, commit: commit)
         }
         return report
     }
@@ -145,12 +170,12 @@ public struct Indexer: Sendable {
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
         known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
         report: inout IndexReport, stop: StopFlag?,
-        progress: (Int, Int) -> Void, onChanges: ([DocumentChange]) -> Void
+        progress: (Int, Int) -> Void, commit: (IndexBatch) throws -> Void
     ) throws {
-        try withoutActuallyEscaping(onChanges) { onChanges in
-            let handoff = ChangeHandoff(onChanges)
-            // Whatever happens, the last batch's changes are through before the sync returns.
-            defer { handoff.finish() }
+        try withoutActuallyEscaping(commit) { commit in
+            let handoff = BatchHandoff(commit)
+            // Whatever happens, the last batch is through before the sync returns.
+            defer { handoff.drain() }
             try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
                         maxFileBytes: maxFileBytes, withPassages: withPassages, refresh: refresh, forced: forced,
                         report: &report, stop: stop, progress: progress, handoff: handoff)
@@ -161,7 +186,7 @@ public struct Indexer: Sendable {
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
         known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
         report: inout IndexReport, stop: StopFlag?,
-        progress: (Int, Int) -> Void, handoff: ChangeHandoff
+        progress: (Int, Int) -> Void, handoff: BatchHandoff
     ) throws {
         let total = candidates.count
         var goneBySha: [String: [PathBytes]] = [:]
@@ -261,16 +286,16 @@ public struct Indexer: Sendable {
                 }
                 remainingGone.removeAll()
             }
-            try database.apply(projectID: projectID, upserts: upserts, statOnly: statOnly, renames: renames, deletions: deletions)
-            // The previous batch's changes are through (their documents count as done); this
-            // batch's are derived while the next one is read and written.
-            handoff.submit(changes)
+            // The previous batch is committed (its documents count as done; its failure is thrown
+            // here); this one is derived and committed while the next one is read.
+            try handoff.submit(IndexBatch(projectID: projectID, upserts: upserts, statOnly: statOnly, renames: renames,
+                                          deletions: deletions, changes: changes))
             progress(done, total)
             done = end
             start = end
             if total == 0 { break }
         }
-        handoff.finish()
+        try handoff.finish()
         progress(done, total)
     }
 
@@ -402,29 +427,56 @@ final class Prefetch: @unchecked Sendable {
     }
 }
 
-/// Runs `Indexer.sync`'s `onChanges` for one batch on a serial queue while the indexer writes the
-/// next batch: at most one batch's changes in flight, in order.
+/// One batch of `Indexer.sync`: the index rows to write and the changes they make, for its `commit`.
+public struct IndexBatch: Sendable {
+    public let projectID: Int64
+    let upserts: [IndexedDocument]
+    let statOnly: [(PathBytes, FileStat)]
+    let renames: [(from: PathBytes, to: PathBytes)]
+    let deletions: [PathBytes]
+    /// What the batch changes, in order (renames and deletions included).
+    public let changes: [DocumentChange]
+
+    /// Writes the batch's index rows in an open transaction.
+    public func write(_ db: Database) throws {
+        try AppDatabase.apply(db, projectID: projectID, upserts: upserts, statOnly: statOnly, renames: renames,
+                              deletions: deletions, now: Date())
+    }
+}
+
+/// Runs `Indexer.sync`'s `commit` for one batch on a serial queue while the indexer reads the next
+/// one: at most one batch in flight, in order; a failed commit stops the batches after it.
 ///
 /// `@unchecked Sendable` is safe because the handler is called only on `queue` (serial: one call at
 /// a time, in submission order), `submit` waits for the previous call before queueing the next (so
 /// no two calls overlap and the handler's captured state is touched by one thread at a time, each
-/// call ordered after the last by the group's wait), and the indexer calls `finish()` before
-/// `withoutActuallyEscaping` returns, so the handler never outlives the sync that owns it.
-final class ChangeHandoff: @unchecked Sendable {
-    private let handler: ([DocumentChange]) -> Void
-    private let queue = DispatchQueue(label: "tk-agent.index.changes")
+/// call ordered after the last by the group's wait); `failure` is written only on `queue` and read
+/// only after `group.wait()`, which orders the write before the read; and the indexer drains the
+/// handoff before `withoutActuallyEscaping` returns, so the handler never outlives the sync.
+final class BatchHandoff: @unchecked Sendable {
+    private let handler: (IndexBatch) throws -> Void
+    private let queue = DispatchQueue(label: "tk-agent.index.commit")
     private let group = DispatchGroup()
+    private var failure: (any Error)?
 
-    init(_ handler: @escaping ([DocumentChange]) -> Void) { self.handler = handler }
+    init(_ handler: @escaping (IndexBatch) throws -> Void) { self.handler = handler }
 
-    /// Waits for the previous batch's changes to be through, then queues these.
-    func submit(_ changes: [DocumentChange]) {
-        group.wait()
-        queue.async(group: group) { [self] in handler(changes) }
+    /// Waits for the previous batch to be committed (throws its failure), then queues this one.
+    func submit(_ batch: IndexBatch) throws {
+        try finish()
+        queue.async(group: group) { [self] in
+            do { try handler(batch) } catch { failure = error }
+        }
     }
 
-    /// Waits for the last queued changes to be through.
-    func finish() { group.wait() }
+    /// Waits for the last queued batch; throws the failure of a batch that was not committed.
+    func finish() throws {
+        group.wait()
+        if let failure { throw failure }
+    }
+
+    /// Waits for the last queued batch, whatever happened.
+    func drain() { group.wait() }
 }
 
 /// Fixed slots written concurrently, one slot per iteration.

@@ -59,7 +59,6 @@ public struct HistoryService: Sendable {
         self.database = database; self.objects = ObjectStore(database: database); self.now = now
     }
 
-    var writer: any DatabaseWriter { database.writer }
 
     // MARK: Events
 
@@ -93,7 +92,7 @@ public struct HistoryService: Sendable {
         // first scan brings thousands of documents).
         var lastSeen: [PathBytes: String] = [:]
         var ids: [PathBytes: Int64] = [:]
-        try writer.read { db in
+        try database.read { db in
             guard let projectID = try DocumentIdentity.projectID(db, project) else { return }
             let statement = try db.cachedStatement(sql: """
                 SELECT d.id, t.sha256 FROM document d LEFT JOIN history_document t ON t.document_id = d.id
@@ -141,7 +140,7 @@ public struct HistoryService: Sendable {
             let pre = WordsWritten.count(previous: s.previous, new: String(decoding: s.bytes, as: UTF8.self), importWords: Int.max)
             for p in pre.removed { leaving[p.key, default: []].append((s.path, p.words)) }
         }
-        let pooled = try writer.read { db in
+        let pooled = try database.read { db in
             try ProgressParagraphRecord.Pooled.fetchAll(
                 db, sql: "SELECT t.key, d.path FROM \(Self.paragraphs) WHERE p.path = ? AND t.kind = 'removed' AND t.day = ?",
                 arguments: [Data(project.bytes), day]).map { (key: $0.key, path: PathBytes(Array($0.path))) }
@@ -167,7 +166,7 @@ public struct HistoryService: Sendable {
             }
             counted.append((s, outcome))
         }
-        try writer.write { db in
+        try database.write { db in
             let projectID = try DocumentIdentity.ensureProject(db, project, now: date)
             for (s, outcome) in counted {
                 let documentID = try idOf(db, projectID, s.path)
@@ -256,7 +255,7 @@ public struct HistoryService: Sendable {
                 kept.append(Kept(save: s, reason: s.known ? "edit" : "first", words: words, added: words, removed: 0))
             }
         }
-        let replaced = try writer.write { db -> [String] in
+        let replaced = try database.write { db -> [String] in
             var replaced: [String] = []
             for p in packed { try ObjectStore.put(db, p) }
             let projectID = try DocumentIdentity.ensureProject(db, project, now: date)
@@ -284,7 +283,7 @@ public struct HistoryService: Sendable {
         if let goal, goal > 0 {
             let today = try days(project: project, from: day, to: day)[day] ?? WordsWritten.Count()
             if today.written >= goal {
-                let fresh = try writer.write { db -> Bool in
+                let fresh = try database.write { db -> Bool in
                     // INSERT OR IGNORE: a row is added only when the day's notice is new.
                     try ProgressGoalNoticeRecord(projectId: try DocumentIdentity.ensureProject(db, project, now: date), day: day)
                         .insert(db, onConflict: .ignore)
@@ -309,7 +308,7 @@ public struct HistoryService: Sendable {
 
     /// When history first saw a project (now, on the first call).
     public func projectFirstSeen(_ project: PathBytes) throws -> Date {
-        try writer.write { db in
+        try database.write { db in
             let projectID = try DocumentIdentity.ensureProject(db, project)
             try HistoryProjectRecord(projectId: projectID, seenAt: RFC3339.string(Date())).insert(db, onConflict: .ignore)
             let s = try String.fetchOne(db, sql: "SELECT seen_at FROM history_project WHERE project_id = ?", arguments: [projectID])
@@ -321,7 +320,7 @@ public struct HistoryService: Sendable {
     /// restore writes an old version back: not new words).
     public func markSeen(project: PathBytes, path: PathBytes, bytes: [UInt8]) throws {
         let sha = try objects.put(bytes)
-        try writer.write { db in
+        try database.write { db in
             try db.execute(sql: """
                 INSERT INTO history_document(document_id, sha256, words, seen_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT(document_id) DO UPDATE SET sha256 = excluded.sha256, words = excluded.words, seen_at = excluded.seen_at
@@ -352,7 +351,7 @@ public struct HistoryService: Sendable {
         }
         let time = RFC3339.string(now.date())
         let words = WordsWritten.wordCount(text)
-        let id = try writer.write { db -> Int64 in
+        let id = try database.write { db -> Int64 in
             var kept = HistorySnapshotRecord(id: nil, documentId: try DocumentIdentity.ensure(db, project: project, path: path),
                                              path: nil, sha256: sha, size: bytes.count, time: time, reason: reason, note: note,
                                              words: words, added: added, removed: removed)
@@ -381,7 +380,7 @@ public struct HistoryService: Sendable {
 
     /// The number of the version with row id `rev` among its document's versions (1 for the oldest).
     func number(of rev: Int64, project: PathBytes, path: PathBytes) throws -> Int {
-        try writer.read { db in
+        try database.read { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT COUNT(*) FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id <= ?"),
                 arguments: [Data(project.bytes), Data(path.bytes), rev])
@@ -390,7 +389,7 @@ public struct HistoryService: Sendable {
 
     /// A document's versions, newest first, numbered from 1 (the oldest kept).
     public func list(project: PathBytes, path: PathBytes) throws -> [SnapshotRecord] {
-        var all = try writer.read { db in
+        var all = try database.read { db in
             try HistorySnapshotRecord.fetchAll(
                 db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? ORDER BY t.id DESC"),
                 arguments: [Data(project.bytes), Data(path.bytes)]).map(\.snapshot)
@@ -400,7 +399,7 @@ public struct HistoryService: Sendable {
     }
 
     public func latestSnapshot(project: PathBytes, path: PathBytes, reason: String? = nil) throws -> SnapshotRecord? {
-        try writer.read { db in
+        try database.read { db in
             try HistorySnapshotRecord.fetchOne(db.cachedStatement(sql: """
                 SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND (? IS NULL OR t.reason = ?)
                 ORDER BY t.id DESC LIMIT 1
@@ -410,7 +409,7 @@ public struct HistoryService: Sendable {
 
     /// One version by its rev (of this document).
     public func snapshot(project: PathBytes, path: PathBytes, rev: Int64) throws -> SnapshotRecord? {
-        try writer.read { db in
+        try database.read { db in
             try HistorySnapshotRecord.fetchOne(
                 db.cachedStatement(sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? AND d.path = ? AND t.id = ?"),
                 arguments: [Data(project.bytes), Data(path.bytes), rev])?.snapshot
@@ -440,7 +439,7 @@ public struct HistoryService: Sendable {
             if !seenBuckets.insert(bucket).inserted { drop.append(s) }
         }
         guard !drop.isEmpty else { return }
-        try writer.write { db in
+        try database.write { db in
             for s in drop { try db.execute(sql: "DELETE FROM history_snapshot WHERE id = ?", arguments: [s.rev]) }
         }
         for sha in Set(drop.map(\.sha256)) { collect(sha) }
@@ -448,7 +447,7 @@ public struct HistoryService: Sendable {
 
     /// Removes an object no snapshot and no last-seen version refers to any more.
     func collect(_ sha: String) {
-        let used = (try? writer.read { db in
+        let used = (try? database.read { db in
             try Bool.fetchOne(db, sql: """
                 SELECT EXISTS(SELECT 1 FROM history_snapshot WHERE sha256 = ?) OR EXISTS(SELECT 1 FROM history_document WHERE sha256 = ?)
                 """, arguments: [sha, sha])
@@ -465,7 +464,7 @@ public struct HistoryService: Sendable {
     @discardableResult
     public func rebuildProgress(project: PathBytes, settings: ProgressSettings) throws -> [String] {
         let projectKey = Data(project.bytes)
-        let (counted, rows) = try writer.read { db in
+        let (counted, rows) = try database.read { db in
             (Set(try String.fetchAll(db, sql: "SELECT DISTINCT t.day FROM \(Self.events) WHERE p.path = ?", arguments: [projectKey])),
              try HistorySnapshotRecord.fetchAll(db, sql: "SELECT t.*, d.path FROM \(Self.snapshots) WHERE p.path = ? ORDER BY d.path, t.id",
                                                 arguments: [projectKey]))
@@ -485,7 +484,7 @@ public struct HistoryService: Sendable {
                                              importWords: max(0, settings.importWords))
             if !outcome.count.isZero { filled[day, default: []].append((row.documentId, outcome.count)) }
         }
-        try writer.write { db in
+        try database.write { db in
             for (day, list) in filled {
                 for (documentID, c) in list {
                     try insertEvent(db, documentID, day, "\(day)T00:00:00Z", c)
@@ -497,7 +496,7 @@ public struct HistoryService: Sendable {
 
     /// Words written, imported and deleted per day (`YYYY-MM-DD`), for one project or all (nil).
     public func days(project: PathBytes?, from: String, to: String) throws -> [String: WordsWritten.Count] {
-        try writer.read { db in
+        try database.read { db in
             var out: [String: WordsWritten.Count] = [:]
             let rows = try ProgressDayTotals.fetchAll(db, sql: """
                 SELECT t.day, SUM(t.written) AS w, SUM(t.imported) AS i, SUM(t.deleted) AS d FROM \(Self.events)
@@ -510,7 +509,7 @@ public struct HistoryService: Sendable {
 
     /// Words written per document on one day.
     public func documents(project: PathBytes, day: String) throws -> [(path: String, count: WordsWritten.Count)] {
-        try writer.read { db in
+        try database.read { db in
             try ProgressPathTotals.fetchAll(db, sql: """
                 SELECT d.path, SUM(t.written) AS w, SUM(t.imported) AS i, SUM(t.deleted) AS d FROM \(Self.events)
                 WHERE p.path = ? AND t.day = ? GROUP BY t.document_id ORDER BY w DESC, d.path
@@ -520,14 +519,14 @@ public struct HistoryService: Sendable {
 
     /// The projects with figures.
     public func projects() throws -> [PathBytes] {
-        try writer.read { db in
+        try database.read { db in
             try Data.fetchAll(db, sql: "SELECT DISTINCT p.path FROM \(Self.lastSeenJoined) ORDER BY p.path").map { PathBytes(Array($0)) }
         }
     }
 
     /// The words of a project's documents as last seen.
     public func projectWords(project: PathBytes) throws -> Int {
-        try writer.read { db in
+        try database.read { db in
             try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(t.words), 0) FROM \(Self.lastSeenJoined) WHERE p.path = ?",
                              arguments: [Data(project.bytes)]) ?? 0
         }
@@ -535,7 +534,7 @@ public struct HistoryService: Sendable {
 
     /// Every day with figures, earliest first (for the streak).
     public func writtenByDay(project: PathBytes?) throws -> [String: Int] {
-        try writer.read { db in
+        try database.read { db in
             var out: [String: Int] = [:]
             for r in try ProgressDayWritten.fetchAll(db, sql: """
                 SELECT t.day, SUM(t.written) AS w FROM \(Self.events) WHERE (? IS NULL OR p.path = ?) GROUP BY t.day
@@ -551,7 +550,7 @@ public struct HistoryService: Sendable {
     @discardableResult
     public func stageSeen(project: PathBytes, path: PathBytes, stage: String, bytes: [UInt8], history: HistorySettings) throws -> Bool {
         let args: StatementArguments = [Data(project.bytes), Data(path.bytes)]
-        let row = try writer.read { db in
+        let row = try database.read { db in
             try HistoryDocumentRecord.Stage.fetchOne(
                 db.cachedStatement(sql: "SELECT t.stage FROM \(Self.lastSeenJoined) WHERE p.path = ? AND d.path = ?"),
                 arguments: args)
@@ -559,7 +558,7 @@ public struct HistoryService: Sendable {
         guard let row else { return false }
         let old = row.stage
         if old == stage { return false }
-        try writer.write { db in
+        try database.write { db in
             guard let id = try DocumentIdentity.find(db, project: project, path: path) else { return }
             try db.execute(sql: "UPDATE history_document SET stage = ? WHERE document_id = ?", arguments: [stage, id])
         }
@@ -573,7 +572,7 @@ public struct HistoryService: Sendable {
     /// The journey stages the database holds for a project's documents (`journey_state`).
     public func journeyStages(project: PathBytes, paths: [PathBytes]) -> [PathBytes: String] {
         var out: [PathBytes: String] = [:]
-        try? writer.read { db in
+        try? database.read { db in
             for p in paths {
                 if let s = try String.fetchOne(
                     db.cachedStatement(sql: "SELECT t.stage FROM \(DocumentStateStore.joined) WHERE p.path = ? AND d.path = ?"),
@@ -586,13 +585,13 @@ public struct HistoryService: Sendable {
     // MARK: Review scope
 
     public func setRoundScope(_ roundID: String, _ scope: String) throws {
-        try writer.write { db in
+        try database.write { db in
             try ReviewRoundScopeRecord(roundId: roundID, scope: scope).insert(db, onConflict: .replace)
         }
     }
 
     public func roundScope(_ roundID: String) -> String? {
-        try? writer.read { db in
+        try? database.read { db in
             try String.fetchOne(db, sql: "SELECT scope FROM review_round_scope WHERE round_id = ?", arguments: [roundID])
         }
     }

@@ -31,13 +31,13 @@ public struct ObjectStore: Sendable {
     @discardableResult
     public func put(_ bytes: [UInt8], sha: String? = nil) throws -> String {
         let p = try Self.pack(bytes, sha: sha)
-        try database.writer.write { db in try Self.put(db, p) }
+        try database.write { db in try Self.put(db, p) }
         return p.sha
     }
 
     /// The bytes of an object; checks them against their address.
     public func get(_ sha: String) throws -> [UInt8] {
-        guard let row = try database.writer.read({ db in
+        guard let row = try database.read({ db in
             try HistoryObjectRecord.Stored.fetchOne(db, sql: "SELECT size, data FROM history_object WHERE sha256 = ?", arguments: [sha])
         }) else { throw HistoryError.missingVersion(sha) }
         let bytes = try Compression.decompress(Array(row.data), expected: row.size)
@@ -46,7 +46,7 @@ public struct ObjectStore: Sendable {
     }
 
     public func remove(_ sha: String) {
-        _ = try? database.writer.write { db in try db.execute(sql: "DELETE FROM history_object WHERE sha256 = ?", arguments: [sha]) }
+        _ = try? database.write { db in try db.execute(sql: "DELETE FROM history_object WHERE sha256 = ?", arguments: [sha]) }
     }
 }
 

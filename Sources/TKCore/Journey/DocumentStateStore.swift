@@ -49,10 +49,22 @@ public struct DocumentStateStore: Sendable {
         /// `sidecar` as the database keeps it (compact JSON), when the caller encoded it already (the
         /// agent does, on the threads that derive, so the one writer does not).
         public var sidecarJSON: [UInt8]?
+        /// The checksum of the sidecar file as written (nil: not known).
+        public var sidecarChecksum: String?
         public init(document: PathBytes, sidecar: ReviewSidecar, content: [UInt8]? = nil, contentSha256: String? = nil,
-                    dropContent: Bool = false, derivedFrom: String? = nil, sidecarJSON: [UInt8]? = nil) {
+                    dropContent: Bool = false, derivedFrom: String? = nil, sidecarJSON: [UInt8]? = nil,
+                    sidecarChecksum: String? = nil) {
             self.document = document; self.sidecar = sidecar; self.content = content; self.contentSha256 = contentSha256
             self.dropContent = dropContent; self.derivedFrom = derivedFrom; self.sidecarJSON = sidecarJSON
+            self.sidecarChecksum = sidecarChecksum
+        }
+
+        /// The entry for a sidecar file's bytes (as written, or as the file already says them).
+        public init(document: PathBytes, sidecar: ReviewSidecar, fileBytes: [UInt8]?, content: [UInt8]? = nil,
+                    contentSha256: String? = nil, dropContent: Bool = false, derivedFrom: String? = nil) {
+            self.init(document: document, sidecar: sidecar, content: content, contentSha256: contentSha256, dropContent: dropContent,
+                      derivedFrom: derivedFrom, sidecarJSON: fileBytes.flatMap(SidecarStore.compactJSON(ofWritten:)),
+                      sidecarChecksum: fileBytes.flatMap(SidecarStore.checksum(ofWritten:)))
         }
 
         /// The compact JSON the database keeps for `sidecar`.
@@ -76,28 +88,28 @@ public struct DocumentStateStore: Sendable {
         let rows = try entries.map { e in
             (e, try e.sidecarJSON ?? Entry.json(e.sidecar), e.sidecar.suggestions.filter { $0.status == .pending }.count)
         }
-        try database.writer.write { db in
+        try database.write { db in
             let projectID = try DocumentIdentity.ensureProject(db, project, now: now)
             let withContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, content, content_sha256, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, sidecar_checksum, content, content_sha256, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(document_id) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
-                    pending = excluded.pending, content = excluded.content,
+                    pending = excluded.pending, content = excluded.content, sidecar_checksum = excluded.sidecar_checksum,
                     derived_from = COALESCE(excluded.derived_from, journey_state.derived_from),
                     content_sha256 = excluded.content_sha256, updated_at = excluded.updated_at
                 """)
             let withoutContent = try db.cachedStatement(sql: """
-                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO journey_state(document_id, sidecar, stage, pending, derived_from, sidecar_checksum, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT(document_id) DO UPDATE SET sidecar = excluded.sidecar, stage = excluded.stage,
-                    pending = excluded.pending, updated_at = excluded.updated_at,
+                    pending = excluded.pending, updated_at = excluded.updated_at, sidecar_checksum = excluded.sidecar_checksum,
                     derived_from = COALESCE(excluded.derived_from, journey_state.derived_from)
                 """)
             for (e, json, pending) in rows {
                 let key: [any DatabaseValueConvertible] = [
                     try DocumentIdentity.ensure(db, projectID: projectID, path: e.document), Data(json),
                     e.sidecar.journey.stage.rawValue, pending,
-                    e.derivedFrom,
+                    e.derivedFrom, e.sidecarChecksum,
                 ]
                 if let content = e.content {
                     let keep = content.count <= maxContentBytes ? Data(content) : nil
@@ -111,12 +123,28 @@ public struct DocumentStateStore: Sendable {
         }
     }
 
+    /// The checksum of each document's sidecar as last written (`Entry.sidecarChecksum`), for a
+    /// project; documents without one are absent. Read from its index alone.
+    public func sidecarChecksums(project: PathBytes) throws -> [PathBytes: String] {
+        try database.read { db in
+            guard let projectID = try DocumentIdentity.projectID(db, project) else { return [:] }
+            var out: [PathBytes: String] = [:]
+            let rows = try JourneyStateRecord.Checksum.fetchCursor(db, sql: """
+                SELECT d.path, t.sidecar_checksum FROM journey_state t INDEXED BY journey_state_checksum
+                JOIN document d ON d.id = t.document_id
+                WHERE d.project_id = ? AND t.sidecar_checksum IS NOT NULL
+                """, arguments: [projectID])
+            while let row = try rows.next() { out[PathBytes(Array(row.path))] = row.sidecarChecksum }
+            return out
+        }
+    }
+
     /// `journey_state` joined to its document (`d`) and project (`p`).
     static let joined = DocumentIdentity.joined("journey_state")
 
     /// The database copy of one document's state, if any.
     public func load(project: PathBytes, document rel: PathBytes) -> Record? {
-        let row = try? database.writer.read { db in
+        let row = try? database.read { db in
             try JourneyStateRecord.Copy.fetchOne(
                 db.cachedStatement(sql: "SELECT t.sidecar, t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
                 arguments: [Data(project.bytes), Data(rel.bytes)])
@@ -128,7 +156,7 @@ public struct DocumentStateStore: Sendable {
 
     /// The document bytes recorded last (and their SHA-256), without decoding the recorded sidecar.
     public func previousContent(project: PathBytes, document rel: PathBytes) -> (content: [UInt8], sha256: String)? {
-        let row = try? database.writer.read { db in
+        let row = try? database.read { db in
             try JourneyStateRecord.Content.fetchOne(
                 db.cachedStatement(sql: "SELECT t.content, t.content_sha256 FROM \(Self.joined) WHERE p.path = ? AND d.path = ?"),
                 arguments: [Data(project.bytes), Data(rel.bytes)])
@@ -152,7 +180,7 @@ public struct DocumentStateStore: Sendable {
     /// The documents whose recorded sidecar mentions suggestion `id` (to be confirmed against the sidecar).
     public func documents(mentioning id: String) -> [DocumentLocation] {
         let needle = Data(#""id":"\#(id)""#.utf8)
-        let rows = (try? database.writer.read { db in
+        let rows = (try? database.read { db in
             try JourneyStateRecord.Location.fetchAll(
                 db, sql: "SELECT p.path AS project, d.path FROM \(Self.joined) WHERE instr(t.sidecar, ?) > 0", arguments: [needle])
         }) ?? []
@@ -162,7 +190,7 @@ public struct DocumentStateStore: Sendable {
     /// What each document's recorded state was derived from (`Entry.derivedFrom`), for the given paths
     /// of a project, or all of them when `paths` is nil. Documents without a record are absent.
     public func derivations(project: PathBytes, paths: [PathBytes]?) throws -> [PathBytes: String] {
-        try database.writer.read { db in
+        try database.read { db in
             var out: [PathBytes: String] = [:]
             if let paths {
                 let statement = try db.cachedStatement(
@@ -188,7 +216,7 @@ public struct DocumentStateStore: Sendable {
 
     /// A document is gone: so is its state.
     public func removed(project: PathBytes, document rel: PathBytes) throws {
-        try database.writer.write { db in
+        try database.write { db in
             guard let id = try DocumentIdentity.find(db, project: project, path: rel) else { return }
             try db.execute(sql: "DELETE FROM journey_state WHERE document_id = ?", arguments: [id])
         }

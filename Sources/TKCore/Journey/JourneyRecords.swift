@@ -19,10 +19,14 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
     var updatedAt: String
     /// `DocumentStateStore.Entry.derivedFrom`.
     var derivedFrom: String?
+    /// The checksum of the sidecar file as written (`SidecarStore.checksum(ofWritten:)`): a file that
+    /// says another one lags the database or was written by an older version.
+    var sidecarChecksum: String?
 
     enum CodingKeys: String, CodingKey {
         case sidecar, stage, pending, content
         case documentId = "document_id", contentSha256 = "content_sha256", updatedAt = "updated_at", derivedFrom = "derived_from"
+        case sidecarChecksum = "sidecar_checksum"
     }
 
     enum Columns {
@@ -36,6 +40,7 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
         static let contentSha256 = Column(CodingKeys.contentSha256)
         static let updatedAt = Column(CodingKeys.updatedAt)
         static let derivedFrom = Column(CodingKeys.derivedFrom)
+        static let sidecarChecksum = Column(CodingKeys.sidecarChecksum)
     }
 
     /// `sidecar, content, content_sha256`: what `DocumentStateStore.load` returns (the sidecar read
@@ -45,6 +50,13 @@ struct JourneyStateRecord: Codable, Sendable, FetchableRecord, PersistableRecord
         var content: Data?
         var contentSha256: String?
         enum CodingKeys: String, CodingKey { case sidecar, content, contentSha256 = "content_sha256" }
+    }
+
+    /// `path, sidecar_checksum` (joined).
+    struct Checksum: Decodable, FetchableRecord {
+        var path: Data
+        var sidecarChecksum: String
+        enum CodingKeys: String, CodingKey { case path, sidecarChecksum = "sidecar_checksum" }
     }
 
     /// `content, content_sha256`: the bytes recorded last.

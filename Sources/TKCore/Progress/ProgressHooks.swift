@@ -9,6 +9,21 @@ public enum ProgressHooks {
     public static func documentsChanged(paths: Paths, database: AppDatabase, root: PathBytes, changes: [DocumentChange],
                                         config: Configuration, logger: Logger,
                                         notify: @Sendable (String, String) -> Void = { _, _ in }) {
+        do {
+            if let goal = try record(paths: paths, database: database, root: root, changes: changes, config: config),
+               config.notifications.enabled {
+                notify(goal.title, goal.body)
+            }
+        } catch {
+            logger.warning("cannot record progress and history", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+        }
+    }
+
+    /// Records what a batch of changes did to progress and history (inside a batch's transaction
+    /// when one is open: see `AppDatabase.batchTransaction`).
+    /// - Returns: the notification to show when today's goal was reached by this batch.
+    static func record(paths: Paths, database: AppDatabase, root: PathBytes, changes: [DocumentChange],
+                       config: Configuration) throws -> (title: String, body: String)? {
         var events: [HistoryEvent] = []
         let service = HistoryService(paths: paths, database: database)
         let firstSeen = (try? service.projectFirstSeen(root)) ?? Date()
@@ -25,7 +40,7 @@ public enum ProgressHooks {
                 events.append(.removed(path: rel))
             }
         }
-        guard !events.isEmpty else { return }
+        guard !events.isEmpty else { return nil }
         do {
             let goal = try ProgressReport.todayGoal(service: service, project: root, settings: config.progress)
             let observed = try service.observe(project: root, events: events, progress: config.progress,
@@ -37,11 +52,10 @@ public enum ProgressHooks {
             for (p, stage) in service.journeyStages(project: root, paths: Array(saved.keys)) {
                 if let bytes = saved[p] { try service.stageSeen(project: root, path: p, stage: stage, bytes: bytes, history: config.history) }
             }
-            if let words = observed.goalReached, let goal, config.notifications.enabled {
-                notify("Goal reached", "\(words) words written today in \(root.lastComponent.display) (goal \(goal))")
+            if let words = observed.goalReached, let goal {
+                return ("Goal reached", "\(words) words written today in \(root.lastComponent.display) (goal \(goal))")
             }
-        } catch {
-            logger.warning("cannot record progress and history", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
+            return nil
         }
     }
 

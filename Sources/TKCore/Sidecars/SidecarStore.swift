@@ -33,9 +33,13 @@ public struct SidecarStore: Sendable {
     ///
     /// A sidecar that does not parse is never silently overwritten: it is kept as `.review.json.bak`
     /// and `rebuild` provides the state to start from (the database copy, or a fresh sidecar).
+    /// - Parameter beforeWrite: given the sidecar as it will be written and the file's bytes after
+    ///   the write (nil: a broken file is replaced), under the lock, before the file is written: the database copy is recorded
+    ///   here, so that a sidecar is never ahead of the database. Throwing leaves the file as it was.
     public func modify(
         project: PathBytes, document rel: PathBytes,
         rebuild: () -> ReviewSidecar,
+        beforeWrite: ((ReviewSidecar, [UInt8]?) throws -> Void)? = nil,
         _ body: (inout ReviewSidecar) throws -> Void
     ) throws -> Outcome {
         try withLock {
@@ -63,12 +67,120 @@ public struct SidecarStore: Sendable {
                 }
             }
             try body(&sidecar)
-            // What was written is `sidecar` with the time of writing (decoding the bytes back would
+            // What is written is `sidecar` with the time of writing (decoding the bytes back would
             // cost as much as encoding them, on every document of a first scan).
-            let written = try write(project: project, document: rel, sidecar, existing: existing, readIfNotGiven: false)
-            if let written { sidecar.updatedAt = written.updatedAt }
-            return Outcome(sidecar: sidecar, wrote: written != nil, problem: problem, bytes: written?.bytes)
+            let encoded = try encode(sidecar, comparedWith: existing)
+            if let encoded { sidecar.updatedAt = encoded.updatedAt }
+            try beforeWrite?(sidecar, encoded?.bytes ?? existing)
+            if let encoded {
+                let path = ReviewSidecar.path(project: project, document: rel)
+                try FileSystem.makeDirectories(path.parent, mode: 0o755)
+                try FileSystem.writeAtomically(encoded.bytes, to: path, mode: 0o644, durable: false)
+            }
+            return Outcome(sidecar: sidecar, wrote: encoded != nil, problem: problem, bytes: encoded?.bytes)
         }
+    }
+
+    /// A sidecar's next state, derived without writing (`prepare`) and written once the database
+    /// holds it (`write(project:prepared:)`): the form a batch uses, so that its sidecars are written
+    /// from what it committed.
+    public struct Prepared: Sendable {
+        /// Where the sidecar goes (a moved document's new path).
+        public var document: PathBytes
+        /// Where it was read (the old path of a moved document).
+        public var source: PathBytes
+        /// The file's bytes as read (nil: there was none): written only if the file still says them.
+        public var read: [UInt8]?
+        /// The file was broken or edited by hand: kept as `.review.json.bak` when this is written.
+        public var broken: String?
+        /// The sidecar as it will be written (with the time of writing), or as the file says it.
+        public var sidecar: ReviewSidecar
+        /// The bytes to write; nil when the file at `document` says it already.
+        public var bytes: [UInt8]?
+    }
+
+    /// Reads a sidecar (or rebuilds it, as `modify` does) and applies `body`, writing nothing.
+    /// - Parameter source: where to read it when it is not at `rel` yet (a moved document's old path).
+    public func prepare(
+        project: PathBytes, document rel: PathBytes, source: PathBytes? = nil,
+        rebuild: () -> ReviewSidecar,
+        _ body: (inout ReviewSidecar) throws -> Void
+    ) throws -> Prepared {
+        let from = source ?? rel
+        var broken: String?
+        var existing: [UInt8]?
+        var sidecar: ReviewSidecar
+        switch read(project: project, document: from) {
+        case .missing:
+            sidecar = rebuild()
+        case .ok(let s, let bytes):
+            sidecar = s
+            existing = bytes
+        case .broken(let message, let bytes):
+            sidecar = rebuild()
+            if sidecar.rounds.isEmpty, sidecar.suggestions.isEmpty,
+               let edited = try? JSON.decode(ReviewSidecar.self, from: bytes), edited.schema == ReviewSidecar.schemaID {
+                sidecar = edited
+            }
+            broken = message
+            existing = bytes
+        }
+        try body(&sidecar)
+        // A moved sidecar is written at its new path whatever it says; a broken one always.
+        let compareWith = from == rel && broken == nil ? existing : nil
+        let encoded = try encode(sidecar, comparedWith: compareWith)
+        if let encoded { sidecar.updatedAt = encoded.updatedAt }
+        return Prepared(document: rel, source: from, read: existing, broken: broken, sidecar: sidecar, bytes: encoded?.bytes)
+    }
+
+    /// What `write(project:prepared:)` did with one sidecar.
+    public enum PreparedOutcome: Sendable {
+        /// Written (or already as prepared: `wrote` false); `problem` says a broken file was kept as `.bak`.
+        case done(wrote: Bool, problem: String?)
+        /// The file changed since it was read (another process wrote it): nothing was written.
+        case changedMeanwhile
+        case failed(FileSystemError)
+    }
+
+    /// Writes prepared sidecars, all under one hold of the cross-process lock; each only if its file
+    /// still says what `prepare` read.
+    public func write(project: PathBytes, prepared: [Prepared]) -> [PreparedOutcome] {
+        func writeAll() -> [PreparedOutcome] {
+            prepared.map { p -> PreparedOutcome in
+                let sourcePath = ReviewSidecar.path(project: project, document: p.source)
+                let now: [UInt8]?
+                do { now = try FileSystem.read(sourcePath, limit: 64 << 20) } catch {
+                    if (error as? FileSystemError)?.isNotFound == true { now = nil } else { return .changedMeanwhile }
+                }
+                guard now == p.read else { return .changedMeanwhile }
+                do {
+                    var problem: String?
+                    if let message = p.broken {
+                        if let bytes = p.read, !bytes.isEmpty, let bak = try? backUp(project: project, document: p.source, bytes: bytes) {
+                            problem = "\(message); kept as \(bak.lastComponent.display) and rebuilt"
+                        } else {
+                            problem = message
+                        }
+                    }
+                    if let bytes = p.bytes {
+                        let path = ReviewSidecar.path(project: project, document: p.document)
+                        try FileSystem.makeDirectories(path.parent, mode: 0o755)
+                        try FileSystem.writeAtomically(bytes, to: path, mode: 0o644, durable: false)
+                    }
+                    if p.source != p.document, now != nil {
+                        try? FileSystem.remove(sourcePath)
+                        pruneEmptyFolders(from: sourcePath.parent, project: project)
+                    }
+                    return .done(wrote: p.bytes != nil, problem: problem)
+                } catch let error as FileSystemError {
+                    return .failed(error)
+                } catch {
+                    return .failed(FileSystemError("write", ReviewSidecar.path(project: project, document: p.document), EIO))
+                }
+            }
+        }
+        // The lock's own failures leave the writes to go without it, as `withLock` does.
+        do { return try withLock(writeAll) } catch { return writeAll() }
     }
 
     /// Runs `body` holding the exclusive lock (a no-op lock when none is configured).
@@ -160,6 +272,14 @@ public struct SidecarStore: Sendable {
         return out
     }
 
+    /// The checksum (64 hex digits) on the first line of sidecar bytes `encode` made; nil for others.
+    public static func checksum(ofWritten bytes: [UInt8]) -> String? {
+        let start = checksumLineStart
+        let hexEnd = start.count + 64
+        guard bytes.starts(with: start), bytes.count > hexEnd else { return nil }
+        return String(decoding: bytes[start.count..<hexEnd], as: UTF8.self)
+    }
+
     /// Whether sidecar bytes start with the checksum line tk-agent writes.
     public static func isSealed(_ bytes: [UInt8]) -> Bool { bytes.starts(with: checksumLineStart) }
 
@@ -193,16 +313,22 @@ public struct SidecarStore: Sendable {
                readIfNotGiven: Bool) throws -> (bytes: [UInt8], updatedAt: String)? {
         let path = ReviewSidecar.path(project: project, document: rel)
         let current = existing ?? (readIfNotGiven ? try? FileSystem.read(path, limit: 64 << 20) : nil)
+        guard let encoded = try encode(sidecar, comparedWith: current) else { return nil }
+        try FileSystem.makeDirectories(path.parent, mode: 0o755)
+        try FileSystem.writeAtomically(encoded.bytes, to: path, mode: 0o644, durable: false)
+        return encoded
+    }
+
+    /// The bytes to write for a sidecar, stamped with the time of writing; nil when `current` (the
+    /// file's bytes) says the same but for `updated_at`.
+    func encode(_ sidecar: ReviewSidecar, comparedWith current: [UInt8]?) throws -> (bytes: [UInt8], updatedAt: String)? {
         var candidate = sidecar
         if let current, let old = try? JSON.decode(ReviewSidecar.self, from: current) {
             candidate.updatedAt = old.updatedAt
             if try Self.encode(candidate) == current { return nil }
         }
         candidate.updatedAt = RFC3339.string(now.date())
-        let bytes = try Self.encode(candidate)
-        try FileSystem.makeDirectories(path.parent, mode: 0o755)
-        try FileSystem.writeAtomically(bytes, to: path, mode: 0o644, durable: false)
-        return (bytes, candidate.updatedAt)
+        return (try Self.encode(candidate), candidate.updatedAt)
     }
 
     /// Removes a document's sidecar and the `.tk/` subfolders it leaves empty (under the lock, so a

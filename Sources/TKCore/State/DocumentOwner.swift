@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// Why a document's state changed: what a caller tells the owner, and what observers are told.
@@ -132,6 +133,7 @@ public struct DocumentOwner: Sendable {
         _ body: (inout ReviewSidecar) throws -> Void
     ) throws -> Outcome {
         var freshError: (any Error)?
+        var databaseDown: DocumentStateError?
         var before: JourneyStage?
         let states = self.states
         let outcome: SidecarStore.Outcome
@@ -145,6 +147,21 @@ public struct DocumentOwner: Sendable {
                 }
                 guard let states else { return make() }
                 return states.rebuild(project: project, document: rel, fresh: make)
+            }, beforeWrite: { sidecar, bytes in
+                // The database first, then the file: a sidecar is not ahead of its database copy.
+                // Except when the database's disk is full or cannot be written: then the file still
+                // keeps what the writer did (a paid round, an accept) rather than lose it, and the
+                // database takes it in at the document's next change (the file is read first).
+                guard let states, let record, let r = record(sidecar) else { return }
+                do {
+                    try states.record(project: project, [DocumentStateStore.Entry(
+                        document: rel, sidecar: sidecar, fileBytes: bytes, content: r.content, contentSha256: r.contentSha256,
+                        dropContent: r.dropContent, derivedFrom: r.derivedFrom)])
+                } catch {
+                    let failure = DocumentStateError(step: .database, document: rel, cause: error)
+                    guard Self.databaseCannotWrite(error) else { throw failure }
+                    databaseDown = failure
+                }
             }) { sidecar in
                 if let freshError { throw freshError }
                 before = sidecar.journey.stage
@@ -153,21 +170,18 @@ public struct DocumentOwner: Sendable {
         } catch let error as FileSystemError {
             throw DocumentStateError(step: .sidecar, document: rel, cause: error)
         }
-        if let states, let record, let r = record(outcome.sidecar) {
-            do {
-                try states.record(project: project, [DocumentStateStore.Entry(
-                    document: rel, sidecar: outcome.sidecar, content: r.content, contentSha256: r.contentSha256,
-                    dropContent: r.dropContent, derivedFrom: r.derivedFrom,
-                    sidecarJSON: outcome.bytes.flatMap(SidecarStore.compactJSON(ofWritten:)))])
-            } catch {
-                throw DocumentStateError(step: .database, document: rel, cause: error)
-            }
-        }
+        if let databaseDown { throw databaseDown }
         // A caller recording a batch itself announces once the batch is recorded (`announce`).
         if record != nil {
             announce(project: project, document: rel, cause: cause, before: before, sidecar: outcome.sidecar, wrote: outcome.wrote)
         }
         return Outcome(sidecar: outcome.sidecar, wrote: outcome.wrote, problem: outcome.problem, stageBefore: before, bytes: outcome.bytes)
+    }
+
+    /// Whether a database error says its disk cannot take writes now (full, read-only, failing).
+    static func databaseCannotWrite(_ error: any Error) -> Bool {
+        if FaultRecovery.diskFault(error) != nil { return true }
+        return (error as? DatabaseError)?.resultCode == .SQLITE_IOERR
     }
 
     /// Records the state of several documents of a project in one transaction (the pipeline's batch).

@@ -91,8 +91,17 @@ extension AppDatabase {
     public func apply(projectID: Int64, upserts: [IndexedDocument], statOnly: [(PathBytes, FileStat)] = [],
                       renames: [(from: PathBytes, to: PathBytes)] = [], deletions: [PathBytes] = [], now: Date = Date()) throws {
         if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty && renames.isEmpty { return }
+        try write { db in
+            try Self.apply(db, projectID: projectID, upserts: upserts, statOnly: statOnly, renames: renames, deletions: deletions, now: now)
+        }
+    }
+
+    /// `apply` in an open transaction (a batch's, see `DocumentPipeline.commit`).
+    static func apply(_ db: Database, projectID: Int64, upserts: [IndexedDocument], statOnly: [(PathBytes, FileStat)],
+                      renames: [(from: PathBytes, to: PathBytes)], deletions: [PathBytes], now: Date) throws {
+        if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty && renames.isEmpty { return }
         let stamp = RFC3339.string(now)
-        try writer.write { db in
+        do {
             for r in renames { try DocumentIdentity.rename(db, projectID: projectID, from: r.from, to: r.to) }
             let fts = FullTextIndex(db)
             let existing = try db.cachedStatement(sql: """

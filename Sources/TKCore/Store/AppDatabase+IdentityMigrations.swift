@@ -27,6 +27,16 @@ extension AppDatabase {
                 CREATE INDEX IF NOT EXISTS document_project_in_index ON document(id, project_id, in_index);
                 """)
         }
+        // A batch's database state is committed before its sidecars are written (`DocumentPipeline
+        // .commit`): a kill in between leaves sidecars that lag the database. The checksum of each
+        // sidecar as written tells them (`verifySidecars`), read from an index of its own (the column
+        // comes after the sidecar's overflow pages).
+        m.registerMigration("v4-identity-sidecar-checksum") { db in
+            try db.execute(sql: """
+                ALTER TABLE journey_state ADD COLUMN sidecar_checksum TEXT;
+                CREATE INDEX IF NOT EXISTS journey_state_checksum ON journey_state(document_id, sidecar_checksum);
+                """)
+        }
     }
 
     /// Until this migration, nine tables named their document by (project path, relative path), so

@@ -102,7 +102,7 @@ extension AppDatabase {
     /// transaction (`DocumentIdentity.rename`: a move the index made already changes nothing).
     public func renameDocuments(project: PathBytes, _ moves: [(from: PathBytes, to: PathBytes)]) throws {
         guard !moves.isEmpty else { return }
-        try writer.write { db in
+        try write { db in
             guard let projectID = try DocumentIdentity.projectID(db, project) else { return }
             for m in moves { try DocumentIdentity.rename(db, projectID: projectID, from: m.from, to: m.to) }
         }

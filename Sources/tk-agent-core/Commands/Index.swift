@@ -60,16 +60,18 @@ extension TKAgent {
                         return found
                     },
                     progress: draw
-                ) { changes in
-                    var apply = changes
-                    if total.value.withLock({ $0 }) > Self.deriveLimit {
-                        apply = changes.filter { if case .updated = $0 { return false } else { return true } }
-                        deferred += changes.count - apply.count
-                    }
-                    for (rel, problem) in pipeline.apply(apply, project: inputs) {
+                ) { batch in
+                    // The index rows, the derived state and history of the batch: one transaction.
+                    let deferAll = total.value.withLock({ $0 }) > Self.deriveLimit
+                    if deferAll { deferred += batch.changes.filter { if case .updated = $0 { return true } else { return false } }.count }
+                    let committed = try pipeline.commit(
+                        batch.changes, index: batch,
+                        derive: deferAll ? { if case .updated = $0 { return false } else { return true } } : nil,
+                        project: inputs, history: .init(paths: resolved),
+                        lanes: max(1, ProcessInfo.processInfo.activeProcessorCount))
+                    for (rel, problem) in committed.problems {
                         if let problem { printError("\(rel.display): \(problem)") }
                     }
-                    ProgressHooks.documentsChanged(paths: resolved, database: db, root: root, changes: changes, config: config, logger: logger)
                 }
                 _ = pipeline.verifySidecars(root: root)
                 if deferred > 0 && !output.json {

@@ -100,10 +100,11 @@ fileprivate final class TempProject {
         }
     }
 
-    /// A batch's changes are handed on while the next batch is written: the first call of `onChanges`
-    /// sees the second batch committed (before, the writer waited for every call), the calls come in
-    /// batch order, one at a time, and all of them are through when `sync` returns.
-    @Test func aBatchIsDerivedWhileTheNextIsWritten() throws {
+    /// Each batch is committed by the caller's `commit` (its index rows in the caller's transaction),
+    /// in batch order, one at a time, all through when `sync` returns. A batch whose commit throws is
+    /// not in the index, no batch after it is committed, and `sync` throws the failure.
+    @Test func eachBatchIsOneCommitAndAFailedOneStopsTheSync() throws {
+        struct Refused: Error {}
         let db = try AppDatabase.inMemory()
         let id = try db.projectID(for: PathBytes("/p"))
         let p = try TempProject()
@@ -111,29 +112,39 @@ fileprivate final class TempProject {
         indexer.batchSize = 5
         for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
         var batches: [[String]] = []
-        var sawNextBatch = false
         var inside = 0, overlapped = false
         _ = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
-                             maxFileBytes: 1 << 20, progress: nil) { changes in
+                             maxFileBytes: 1 << 20, progress: nil, commit: { batch in
             inside += 1
             if inside > 1 { overlapped = true }
             defer { inside -= 1 }
-            if batches.isEmpty {
-                let deadline = Date().addingTimeInterval(10)
-                while Date() < deadline {
-                    if ((try? db.fingerprints(projectID: id).count) ?? 0) > 5 { sawNextBatch = true; break }
-                    usleep(5_000)
-                }
-            }
-            batches.append(changes.map { change in
+            try db.batchTransaction { tx in try batch.write(tx) }
+            batches.append(batch.changes.map { change in
                 if case .updated(let rel, _, _, _) = change { return rel.display }
                 return "?"
             })
-        }
-        #expect(sawNextBatch)
+        })
         #expect(!overlapped)
         #expect(batches.count == 4)
         #expect(batches.flatMap { $0 } == (0..<20).map { String(format: "n%02d.md", $0) })
+
+        // A second project: the second batch's commit fails after writing its rows.
+        let other = try TempProject()
+        let otherID = try db.projectID(for: other.root)
+        for i in 0..<20 { try other.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
+        var committed = 0
+        #expect(throws: Refused.self) {
+            _ = try indexer.sync(root: other.root, projectID: otherID, scopes: [.folder(PathBytes([]))], filter: .standard,
+                                 maxFileBytes: 1 << 20, progress: nil, commit: { batch in
+                try db.batchTransaction { tx in
+                    try batch.write(tx)
+                    if committed == 1 { throw Refused() }
+                }
+                committed += 1
+            })
+        }
+        #expect(committed == 1)
+        #expect(try db.fingerprints(projectID: otherID).count == 5)
     }
 
     /// The documents in the index without current passages, as every question asked before
