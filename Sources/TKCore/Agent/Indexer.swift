@@ -55,15 +55,17 @@ public struct Indexer: Sendable {
     ///     project is in scope, returns those whose derived state (sidecar) is not what their bytes and
     ///     settings give (another process indexed them, or a kill came between index and sidecar); they
     ///     are read and reported like `refresh` reports every document.
-    ///   - onChanges: called after each batch is committed with the changes it made, in batch order,
-    ///     one call at a time, on another thread than the caller's: while it derives one batch, the
-    ///     next is written to the index (a first scan keeps both cores busy). Every call has returned
-    ///     when `sync` returns or throws.
+    ///   - commit: commits each batch: writes its index rows (`IndexBatch.write`) in the transaction
+    ///     that holds what it derives from them (`DocumentPipeline.commit`), so that the index and the
+    ///     derived state are one commit; nil writes the rows alone (`IndexBatch.commit(to:)`). Batches
+    ///     are committed one at a time, in order, on another thread than the caller's, while the next
+    ///     one is read and parsed; every call has returned when `sync` returns or throws. A batch
+    ///     `commit` throws for is not in the index, no batch after it is committed, and `sync` throws.
     ///   - documents: called with (documents done, documents in scope), unchanged ones counting as
     ///     done, before the first batch and after each one.
     ///   - stop: checked between batches and, while loading, between files: once set, what is loaded
     ///     and not committed is dropped and `sync` throws `CancellationError` (every committed batch
-    ///     went through `onChanges`; the next sync finds the rest changed or stale, and does it).
+    ///     went through `commit`; the next sync finds the rest changed or stale, and does it).
     ///   - passagesInBulk: split the retrieval passages in a bulk load too (one pass over each file)
     ///     instead of leaving them to `PassageBackfill`.
     public func sync(
@@ -74,32 +76,9 @@ public struct Indexer: Sendable {
         documents: SyncCounts? = nil,
         stop: StopFlag? = nil,
         passagesInBulk: Bool = false,
-        onChanges: ([DocumentChange]) -> Void = { _ in }
+        commit: ((IndexBatch) throws -> Void)? = nil
     ) throws -> IndexReport {
         let database = self.database
-        return try sync(root: root, projectID: projectID, scopes: scopes, filter: filter, maxFileBytes: maxFileBytes,
-                        refresh: refresh, stale: stale, progress: progress, documents: documents, stop: stop,
-                        passagesInBulk: passagesInBulk, commit: { batch in
-                            try database.write { db in try batch.write(db) }
-                            onChanges(batch.changes)
-                        })
-    }
-
-    /// `sync`, with each batch committed by `commit`: it is given the batch's index rows and changes,
-    /// and writes the rows (`IndexBatch.write`) in the transaction that holds what it derives from
-    /// them (`DocumentPipeline.commit`), so that the index and the derived state are one commit.
-    /// Batches are committed one at a time, in order, on another thread than the caller's, while the
-    /// next one is read and parsed. A batch `commit` throws for is not in the index; `sync` throws it.
-    public func sync(
-        root: PathBytes, projectID: Int64, scopes: [Scope], filter: PathFilter, maxFileBytes: Int,
-        refresh: Bool = false,
-        stale: (([PathBytes: String], Bool) throws -> Set<PathBytes>)? = nil,
-        progress: (@Sendable (Int, Int) -> Void)? = nil,
-        documents: SyncCounts? = nil,
-        stop: StopFlag? = nil,
-        passagesInBulk: Bool = false,
-        commit: (IndexBatch) throws -> Void
-    ) throws -> IndexReport {
         var report = IndexReport()
         var present: [PathBytes: FileStat] = [:]
         var known: [PathBytes: Fingerprint] = [:]
@@ -160,7 +139,7 @@ public struct Indexer: Sendable {
                         progress: { done, total in
                             progress?(done, total)
                             documents?.report(alreadyDone + done, inScope)
-                        }, commit: commit)
+                        }, commit: commit ?? { batch in try batch.commit(to: database) })
         }
         return report
     }
@@ -436,6 +415,11 @@ public struct IndexBatch: Sendable {
     let deletions: [PathBytes]
     /// What the batch changes, in order (renames and deletions included).
     public let changes: [DocumentChange]
+
+    /// Writes the batch's index rows in a transaction of their own.
+    public func commit(to database: AppDatabase) throws {
+        try database.write { db in try write(db) }
+    }
 
     /// Writes the batch's index rows in an open transaction.
     public func write(_ db: Database) throws {

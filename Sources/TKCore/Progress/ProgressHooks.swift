@@ -41,22 +41,20 @@ public enum ProgressHooks {
             }
         }
         guard !events.isEmpty else { return nil }
-        do {
-            let goal = try ProgressReport.todayGoal(service: service, project: root, settings: config.progress)
-            let observed = try service.observe(project: root, events: events, progress: config.progress,
-                                               history: config.history, goal: goal)
-            // A stage the journey moved to in this batch: the version that reached it is kept.
-            var saved: [PathBytes: [UInt8]] = [:]
-            for case .saved(let p, let b, _) in events { saved[p] = b }
-            for case .moved(_, let p, let b) in events { saved[p] = b }
-            for (p, stage) in service.journeyStages(project: root, paths: Array(saved.keys)) {
-                if let bytes = saved[p] { try service.stageSeen(project: root, path: p, stage: stage, bytes: bytes, history: config.history) }
-            }
-            if let words = observed.goalReached, let goal {
-                return ("Goal reached", "\(words) words written today in \(root.lastComponent.display) (goal \(goal))")
-            }
-            return nil
+        let goal = try ProgressReport.todayGoal(service: service, project: root, settings: config.progress)
+        let observed = try service.observe(project: root, events: events, progress: config.progress,
+                                           history: config.history, goal: goal)
+        // A stage the journey moved to in this batch: the version that reached it is kept.
+        var saved: [PathBytes: [UInt8]] = [:]
+        for case .saved(let p, let b, _) in events { saved[p] = b }
+        for case .moved(_, let p, let b) in events { saved[p] = b }
+        for (p, stage) in service.journeyStages(project: root, paths: Array(saved.keys)) {
+            if let bytes = saved[p] { try service.stageSeen(project: root, path: p, stage: stage, bytes: bytes, history: config.history) }
         }
+        if let words = observed.goalReached, let goal {
+            return ("Goal reached", "\(words) words written today in \(root.lastComponent.display) (goal \(goal))")
+        }
+        return nil
     }
 
     /// Keeps a snapshot of a document's current bytes before something writes to it or reads it

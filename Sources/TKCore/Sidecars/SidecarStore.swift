@@ -34,8 +34,8 @@ public struct SidecarStore: Sendable {
     /// A sidecar that does not parse is never silently overwritten: it is kept as `.review.json.bak`
     /// and `rebuild` provides the state to start from (the database copy, or a fresh sidecar).
     /// - Parameter beforeWrite: given the sidecar as it will be written and the file's bytes after
-    ///   the write (nil: a broken file is replaced), under the lock, before the file is written: the database copy is recorded
-    ///   here, so that a sidecar is never ahead of the database. Throwing leaves the file as it was.
+    ///   the write, under the lock, before the file is written: the database copy is recorded here,
+    ///   so that a sidecar is not ahead of the database. Throwing leaves the file as it was.
     public func modify(
         project: PathBytes, document rel: PathBytes,
         rebuild: () -> ReviewSidecar,
@@ -44,28 +44,15 @@ public struct SidecarStore: Sendable {
     ) throws -> Outcome {
         try withLock {
             var problem: String?
-            var existing: [UInt8]?
-            var sidecar: ReviewSidecar
-            switch read(project: project, document: rel) {
-            case .missing:
-                sidecar = rebuild()
-            case .ok(let s, let bytes):
-                sidecar = s
-                existing = bytes
-            case .broken(let message, let bytes):
-                sidecar = rebuild()
-                // A caller with no earlier copy (a fresh rebuild) keeps what a hand-edited file still says
-                // rather than dropping its rounds and suggestions; the file is kept as .bak either way.
-                if sidecar.rounds.isEmpty, sidecar.suggestions.isEmpty,
-                   let edited = try? JSON.decode(ReviewSidecar.self, from: bytes), edited.schema == ReviewSidecar.schemaID {
-                    sidecar = edited
-                }
-                if !bytes.isEmpty, let bak = try? backUp(project: project, document: rel, bytes: bytes) {
-                    problem = "\(message); kept as \(bak.lastComponent.display) and rebuilt"
+            var (sidecar, read, broken) = startingPoint(project: project, document: rel, rebuild: rebuild)
+            if let broken {
+                if let bytes = read, !bytes.isEmpty, let bak = try? backUp(project: project, document: rel, bytes: bytes) {
+                    problem = "\(broken); kept as \(bak.lastComponent.display) and rebuilt"
                 } else {
-                    problem = message
+                    problem = broken
                 }
             }
+            let existing = broken == nil ? read : nil
             try body(&sidecar)
             // What is written is `sidecar` with the time of writing (decoding the bytes back would
             // cost as much as encoding them, on every document of a first scan).
@@ -107,30 +94,34 @@ public struct SidecarStore: Sendable {
         _ body: (inout ReviewSidecar) throws -> Void
     ) throws -> Prepared {
         let from = source ?? rel
-        var broken: String?
-        var existing: [UInt8]?
-        var sidecar: ReviewSidecar
-        switch read(project: project, document: from) {
-        case .missing:
-            sidecar = rebuild()
-        case .ok(let s, let bytes):
-            sidecar = s
-            existing = bytes
-        case .broken(let message, let bytes):
-            sidecar = rebuild()
-            if sidecar.rounds.isEmpty, sidecar.suggestions.isEmpty,
-               let edited = try? JSON.decode(ReviewSidecar.self, from: bytes), edited.schema == ReviewSidecar.schemaID {
-                sidecar = edited
-            }
-            broken = message
-            existing = bytes
-        }
+        var (sidecar, existing, broken) = startingPoint(project: project, document: from, rebuild: rebuild)
         try body(&sidecar)
         // A moved sidecar is written at its new path whatever it says; a broken one always.
         let compareWith = from == rel && broken == nil ? existing : nil
         let encoded = try encode(sidecar, comparedWith: compareWith)
         if let encoded { sidecar.updatedAt = encoded.updatedAt }
         return Prepared(document: rel, source: from, read: existing, broken: broken, sidecar: sidecar, bytes: encoded?.bytes)
+    }
+
+    /// The sidecar a change starts from, with the file's bytes as read and, for a file that is broken
+    /// or edited by hand, what is wrong with it: the file's sidecar, else `rebuild()` (the database
+    /// copy, or a fresh one). A caller with no earlier copy (a fresh rebuild) keeps what a hand-edited
+    /// file still says rather than dropping its rounds and suggestions (the file is kept as `.bak`).
+    func startingPoint(project: PathBytes, document rel: PathBytes,
+                       rebuild: () -> ReviewSidecar) -> (ReviewSidecar, read: [UInt8]?, broken: String?) {
+        switch read(project: project, document: rel) {
+        case .missing:
+            return (rebuild(), nil, nil)
+        case .ok(let s, let bytes):
+            return (s, bytes, nil)
+        case .broken(let message, let bytes):
+            var sidecar = rebuild()
+            if sidecar.rounds.isEmpty, sidecar.suggestions.isEmpty,
+               let edited = try? JSON.decode(ReviewSidecar.self, from: bytes), edited.schema == ReviewSidecar.schemaID {
+                sidecar = edited
+            }
+            return (sidecar, bytes, message)
+        }
     }
 
     /// What `write(project:prepared:)` did with one sidecar.

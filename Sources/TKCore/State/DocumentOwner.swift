@@ -123,7 +123,7 @@ public struct DocumentOwner: Sendable {
     ///   - fresh: the sidecar of a document nobody processed yet (used when neither the file nor the
     ///     database has one).
     ///   - record: given the sidecar as written, what to record with it; nil records nothing and
-    ///     tells no observer (the caller records a batch with `recordBatch`, then calls `announce`).
+    ///     tells no observer (a caller that records itself then calls `announce`).
     ///   - body: the transition; may throw to leave everything as it was.
     @discardableResult
     public func change(
@@ -182,14 +182,6 @@ public struct DocumentOwner: Sendable {
     static func databaseCannotWrite(_ error: any Error) -> Bool {
         if FaultRecovery.diskFault(error) != nil { return true }
         return (error as? DatabaseError)?.resultCode == .SQLITE_IOERR
-    }
-
-    /// Records the state of several documents of a project in one transaction (the pipeline's batch).
-    public func recordBatch(project: PathBytes, _ entries: [DocumentStateStore.Entry]) throws {
-        guard let states, !entries.isEmpty else { return }
-        do { try states.record(project: project, entries) } catch {
-            throw DocumentStateError(step: .database, document: entries[0].document, cause: error)
-        }
     }
 
     /// Tells the observers about new bytes (called by the pipeline once the sidecar is written).

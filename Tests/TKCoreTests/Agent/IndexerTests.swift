@@ -36,7 +36,10 @@ fileprivate final class TempProject {
     {
         var changes: [DocumentChange] = []
         let report = try indexer.sync(root: p.root, projectID: id, scopes: scopes, filter: .standard,
-                                      maxFileBytes: maxFileBytes, progress: nil) { changes.append(contentsOf: $0) }
+                                      maxFileBytes: maxFileBytes, progress: nil) { batch in
+            try batch.commit(to: indexer.database)
+            changes.append(contentsOf: batch.changes)
+        }
         return (report, changes)
     }
 
@@ -261,8 +264,9 @@ fileprivate final class TempProject {
         try p.write("z-long.md", "# Long\n\n" + String(repeating: line, count: 8))
         var batches: [[String]] = []
         let report = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
-                                      maxFileBytes: 1 << 20, progress: nil) { changes in
-            batches.append(changes.compactMap { change -> String? in
+                                      maxFileBytes: 1 << 20, progress: nil) { batch in
+            try batch.commit(to: db)
+            batches.append(batch.changes.compactMap { change -> String? in
                 if case .updated(let rel, _, _, _) = change { return rel.display }
                 return nil
             })

@@ -78,7 +78,7 @@ import Testing
         let projectID = try db.projectID(for: root)
         let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(), catalog: .builtIn)
         _ = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
-                             maxFileBytes: 1 << 20, onChanges: { _ = pipeline.apply($0, root: root, config: .defaults) })
+                             maxFileBytes: 1 << 20, commit: { try $0.commit(to: db); _ = pipeline.apply($0.changes, root: root, config: .defaults) })
         func sidecar(_ name: String) -> Bool { FileSystem.lstatIfExists(ReviewSidecar.path(project: root, document: PathBytes(name))) != nil }
         #expect(sidecar("gone.md") && sidecar("indexed.md") && sidecar("kept.md"))
         // gone.md: deleted from disk and from the index, its sidecar left behind (the kill).
@@ -111,7 +111,9 @@ import Testing
             var seen: [PathBytes] = []
             let report = try indexer.sync(root: root, projectID: projectID, scopes: [.folder(PathBytes([]))], filter: PathFilter(ignore: []),
                                  maxFileBytes: 1 << 20, stale: pipeline.staleDerivations(root: root, config: config),
-                                 onChanges: { changes in
+                                 commit: { batch in
+                                     try batch.commit(to: db)
+                                     let changes = batch.changes
                                      _ = pipeline.apply(changes, root: root, config: config)
                                      for case .updated(let rel, _, _, _) in changes { seen.append(rel) }
                                  })
