@@ -26,9 +26,10 @@ public struct AgentOptions: Sendable {
 /// and publishes its state to `status.json`.
 ///
 /// This type is the wiring: it opens the database and builds the parts (the indexer, the document
-/// pipeline, the extensions, the streams between the services, the project state), then hands them
-/// to the services (`services()`), which own their work and talk through those streams and the
-/// project state (`AgentProjects`); none of them holds the agent.
+/// pipeline, the extensions, the streams between the services, the projects' state), then hands them
+/// to the services (`services()`), which own their work and state and talk through those streams;
+/// none of them holds the agent, and the projects' state (`AgentProjects`) is the projects service's
+/// alone, changed by the events the others send (`ProjectEvents`).
 public final class Agent: Sendable {
     let options: AgentOptions
     let logger: Logger
@@ -37,8 +38,12 @@ public final class Agent: Sendable {
     let configurations: ConfigurationStore
     let indexer: Indexer
     let pipeline: DocumentPipeline
-    /// The projects' state: what `status` says, what each batch is indexed with.
+    /// The projects' state (what `status` says), handed to the projects service.
     let projects: AgentProjects
+    /// What the watching, indexing and signal services tell the projects service.
+    let projectEvents = ProjectEvents()
+    /// The projects watched now and their ids (published by the projects' state for the indexing).
+    let watched = WatchedProjects()
     let extensions: [any AgentExtension]
     let nudge: StatusNudge
     /// Who hears of every change to a document's state, from the pipeline and the review queue alike
@@ -102,7 +107,7 @@ public final class Agent: Sendable {
             configurations: configurations, database: db, logger: logger, nudge: nudge, observers: observers)
         self.projects = AgentProjects(
             options: options, configurations: configurations, database: db, logger: logger, nudge: nudge, scans: scans,
-            globalProblems: recovered.map { [$0] } ?? [], startedAt: startedAt)
+            watched: watched, globalProblems: recovered.map { [$0] } ?? [], startedAt: startedAt)
     }
 
     /// The agent's parts as services for one `ServiceGroup` (`AgentServices.swift`): status,
@@ -125,20 +130,22 @@ public final class Agent: Sendable {
             maxDelay: .milliseconds(max(settleMs, loaded.config.watch.maxSettleMs)))
         try await projects.start(watcher: watcher, settler: settler)
         let signals = SignalStream.make([SIGHUP, SIGUSR1])
-        var list: [any Service] = [StatusService(
-            projects: projects, extensions: extensions, nudge: nudge, writer: StatusWriter(paths: paths), logger: logger)]
+        let events = projectEvents
+        var list: [any Service] = [ProjectsService(
+            projects: projects, events: events, extensions: extensions, nudge: nudge, writer: StatusWriter(paths: paths), logger: logger)]
         list.append(NotificationService(
             notifications: notifications,
             notifier: Notifier(settings: loaded.config.notifications, environment: environment, logger: logger)))
         list += extensions.map { ExtensionService(agentExtension: $0) }
         list.append(PassageService(database: database, requests: backfills, finish: { [backfillContinuation] in backfillContinuation.finish() }))
-        list.append(SignalService(projects: projects, nudge: nudge, signals: signals, extensions: extensions))
+        list.append(SignalService(events: events, nudge: nudge, signals: signals, extensions: extensions))
         let processor = BatchProcessor(
-            projects: projects, paths: paths, logger: logger, database: database, indexer: indexer, pipeline: pipeline,
-            extensions: extensions, settler: settler, stop: stop, scans: scans, nudge: nudge, retries: retryContinuation)
-        list.append(IndexService(processor: processor, projects: projects, settler: settler, database: database, stop: stop, retries: retries,
+            events: events, watched: watched, configurations: configurations, paths: paths, logger: logger, database: database,
+            indexer: indexer, pipeline: pipeline, extensions: extensions, settler: settler, stop: stop, scans: scans,
+            retries: retryContinuation)
+        list.append(IndexService(processor: processor, events: events, settler: settler, database: database, stop: stop, retries: retries,
                                  finishRetries: { [retryContinuation] in retryContinuation.finish() }, backfill: { [backfillContinuation] in backfillContinuation.yield() }))
-        list.append(WatchService(projects: projects, watcher: watcher, settler: settler, logger: logger))
+        list.append(WatchService(events: events, watcher: watcher, settler: settler, logger: logger))
         return list
     }
 

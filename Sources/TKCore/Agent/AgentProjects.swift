@@ -5,11 +5,12 @@ import Logging
 /// it is watched, its document count and whether its first whole scan is done; with the user
 /// configuration, the global problems and the work pending, that is what `status` says.
 ///
-/// A passive owner: the services tell it what happened (the watcher's problems and configuration
-/// changes, a batch's outcome, a SIGHUP) and read from it (a project's settings for a batch, the
-/// snapshot); it never calls a service. When what `status` says changes it asks for a write
-/// (`StatusNudge`), and a project whose heuristics settings changed gets its sidecars refreshed
-/// through the settler.
+/// Owned by the projects service (`ProjectsService`), which applies the other services' events to
+/// it (`handle`: the watcher's problems and configuration changes, a batch's outcome, a SIGHUP) and
+/// writes `status` from it; no other service holds it, and it calls none. When what `status` says
+/// changes it asks for a write (`StatusNudge`), and a project whose heuristics settings changed gets
+/// its sidecars refreshed through the settler. The roots it watches, with their ids, are published
+/// in `watched` for the indexing service.
 actor AgentProjects {
     struct ProjectState {
         var id: Int64
@@ -34,6 +35,8 @@ actor AgentProjects {
     let nudge: StatusNudge
     /// Where the current whole-project scans stand: their counts stand in for the index's.
     let scans: ScanProgress
+    /// The roots watched now and their ids, for the indexing service.
+    let watched: WatchedProjects
     private(set) var loaded: LoadedConfiguration
     var projects: [PathBytes: ProjectState] = [:]
     var globalProblems: [String]
@@ -47,8 +50,9 @@ actor AgentProjects {
     private(set) var settler: Settler<PendingWork>?
 
     init(options: AgentOptions, configurations: ConfigurationStore, database: AppDatabase, logger: Logger,
-         nudge: StatusNudge, scans: ScanProgress, globalProblems: [String], startedAt: Date = Date()) {
+         nudge: StatusNudge, scans: ScanProgress, watched: WatchedProjects, globalProblems: [String], startedAt: Date = Date()) {
         self.options = options
+        self.watched = watched
         self.configurations = configurations
         self.loaded = configurations.user()
         self.database = database
@@ -85,6 +89,7 @@ actor AgentProjects {
         for root in projects.keys where !wanted.contains(root) {
             watcher.removeRoot(root)
             projects[root] = nil
+            watched.set(root, id: nil)
             awaitingFirstScan.remove(root)
             logger.info("project removed", metadata: ["project.path": "\(root.display)"])
         }
@@ -104,6 +109,7 @@ actor AgentProjects {
                 continue
             }
             projects[root] = state
+            watched.set(root, id: state.id)
             awaitingFirstScan.insert(root)
             watcher.addRoot(root)
             projects[root]?.watching = true
@@ -114,8 +120,8 @@ actor AgentProjects {
     /// Takes in a project's configuration when it changed since it was loaded (its `.tk/config.json`
     /// or the user config: the store reads a file again only when its `stat` moved).
     ///
-    /// Called when the watcher reports the file changed (`.configChanged`) and, as a safety net,
-    /// before each batch of that project (a `stat` of each file). New `watch.ignore` globs re-add the
+    /// Called when the watcher reports the file changed and, as a safety net, before each batch of
+    /// that project (a `stat` of each file): `ProjectEvent.configurationMayHaveChanged`. New `watch.ignore` globs re-add the
     /// root to the watcher, which rescans it; new heuristics settings refresh every sidecar of the project.
     /// - Parameter force: take it in even when nothing changed (SIGHUP).
     func refreshProjectConfiguration(_ root: PathBytes, force: Bool = false) {
@@ -153,44 +159,33 @@ actor AgentProjects {
         markStatusDirty()
     }
 
-    // MARK: Watching
+    // MARK: Events
 
-    /// The watcher reports a problem with a project (the watch limit, its folder gone).
-    func watchProblem(_ root: PathBytes, message: String, stopsWatching: Bool) {
-        projects[root]?.problems[.watch] = message
-        if stopsWatching { projects[root]?.watching = false }
-    }
-
-    /// The watcher's earlier problem with a project no longer applies.
-    func watchProblemCleared(_ root: PathBytes) {
-        projects[root]?.problems[.watch] = nil
-        projects[root]?.watching = true
-    }
-
-    /// A watcher event was handled: what waits in the settler now, and a status write (the event
-    /// may have changed a problem or the configuration). The count is read here, on the owner, so
-    /// that the last one stored is never older than the last event's.
-    func eventHandled(settler: Settler<PendingWork>) {
-        pendingCount = settler.pendingCount
-        markStatusDirty()
-    }
-
-    /// What waits in the settler after a batch (read here, on the owner, as `eventHandled` does).
-    func setPending(from settler: Settler<PendingWork>) {
-        let n = settler.pendingCount
-        if pendingCount != n {
-            pendingCount = n
-            markStatusDirty()
+    /// Applies one of the services' events, then asks for a status write.
+    func handle(_ event: ProjectEvent) {
+        switch event {
+        case .watchProblem(let root, let message, let stopsWatching):
+            projects[root]?.problems[.watch] = message
+            if stopsWatching { projects[root]?.watching = false }
+        case .watchProblemCleared(let root):
+            projects[root]?.problems[.watch] = nil
+            projects[root]?.watching = true
+        case .configurationMayHaveChanged(let root):
+            refreshProjectConfiguration(root)
+        case .pendingChanged:
+            if let settler { pendingCount = settler.pendingCount }
+        case .reload:
+            reload()
+        case .batchRecorded(let root, let scopes, let sidecarProblems, let report):
+            recordBatch(root, scopes: scopes, sidecarProblems: sidecarProblems, report: report)
+        case .indexFailed(let root, let problem):
+            projects[root]?.problems[.index] = problem
+        case .batchesDone(let counts, let ended):
+            for (root, n) in counts ?? [:] where projects[root] != nil { projects[root]?.documents = n }
+            // The scans are over: the counts above take over from their progress.
+            for root in ended { scans.finish(root) }
         }
-    }
-
-    // MARK: Batches
-
-    /// A project's settings for a batch, its configuration reloaded first if its file changed
-    /// (nil: the project is no longer watched).
-    func prepareBatch(_ root: PathBytes) -> ProjectState? {
-        refreshProjectConfiguration(root)
-        return projects[root]
+        markStatusDirty()
     }
 
     /// Records what a batch of a project did: the sidecar problems and the Vale lines always; the
@@ -204,16 +199,6 @@ actor AgentProjects {
         clearVanishedProblems(root: root, scopes: scopes)
         projects[root]?.problems[.index] = nil
         if scopes.contains(.folder(PathBytes([]))) { awaitingFirstScan.remove(root) }
-    }
-
-    /// The last indexing run of a project failed.
-    func recordIndexFailure(_ root: PathBytes, problem: String) {
-        projects[root]?.problems[.index] = problem
-    }
-
-    /// The documents each project holds in the index now.
-    func recordDocumentCounts(_ perProject: [PathBytes: Int]) {
-        for (root, n) in perProject where projects[root] != nil { projects[root]?.documents = n }
     }
 
     /// The project's Vale lines in `status` (rules that do not load, rule types skipped), as the

@@ -6,11 +6,13 @@ import ServiceLifecycle
 // The agent's parts, each a `Service` run by one `ServiceGroup` (see `Agent.services()`), which
 // starts them in this order and shuts them down gracefully in the reverse one: the watcher stops
 // first, the indexer drains what settled, and the status is written last (`running: false`).
+// They talk through streams: settled work (`Settler`), project events (`ProjectEvents`, read by the
+// projects service alone), notifications, retries, backfill requests and status nudges.
 
-/// Watching: turns the watcher's events into settled work for the indexer, and tells the project
-/// state of the watcher's problems and of changed project configurations.
+/// Watching: turns the watcher's events into settled work for the indexer, and tells the projects
+/// service of the watcher's problems and of changed project configurations.
 struct WatchService: Service {
-    let projects: AgentProjects
+    let events: ProjectEvents
     let watcher: TreeWatcher
     let settler: Settler<PendingWork>
     let logger: Logger
@@ -19,7 +21,7 @@ struct WatchService: Service {
         let watcher = self.watcher
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                for await event in watcher.events() { await handle(event) }
+                for await event in watcher.events() { handle(event) }
             } onGracefulShutdown: {
                 watcher.shutdown()
             }
@@ -28,7 +30,7 @@ struct WatchService: Service {
         }
     }
 
-    func handle(_ event: WatchEvent) async {
+    func handle(_ event: WatchEvent) {
         switch event {
         case .changed(let root, let path):
             guard let rel = path.relative(to: root) else { return }
@@ -41,16 +43,16 @@ struct WatchService: Service {
             let rel = dir.relative(to: root) ?? PathBytes([])
             settler.touch(.folder(root: root, relative: rel))
         case .problem(let root, let kind, let message):
-            await projects.watchProblem(root, message: message, stopsWatching: kind.stopsWatching)
+            events.send(.watchProblem(root, message: message, stopsWatching: kind.stopsWatching))
         case .problemCleared(let root):
-            await projects.watchProblemCleared(root)
+            events.send(.watchProblemCleared(root))
         case .configChanged(let root):
-            await projects.refreshProjectConfiguration(root)
+            events.send(.configurationMayHaveChanged(root))
             // The project's inputs may have changed (the dictionary): a walk re-derives the
             // documents whose derivation key changed, and only those.
             settler.touch(.folder(root: root, relative: PathBytes([])))
         }
-        await projects.eventHandled(settler: settler)
+        events.send(.pendingChanged)
     }
 }
 
@@ -62,7 +64,7 @@ struct WatchService: Service {
 /// finishes the batch it is writing and drops the rest, which the next start does.
 struct IndexService: Service {
     let processor: BatchProcessor
-    let projects: AgentProjects
+    let events: ProjectEvents
     let settler: Settler<PendingWork>
     let database: AppDatabase
     let stop: StopFlag
@@ -99,7 +101,7 @@ struct IndexService: Service {
                             // Documents of an older index may still lack their retrieval passages.
                             backfill()
                         }
-                        await projects.setPending(from: settler)
+                        events.send(.pendingChanged)
                     }
                     finishRetries()
                 }
@@ -188,7 +190,7 @@ struct ExtensionService: Service {
 
 /// SIGHUP reloads the configuration; SIGUSR1 (from the CLI) wakes the extensions and refreshes status.
 struct SignalService: Service {
-    let projects: AgentProjects
+    let events: ProjectEvents
     let nudge: StatusNudge
     /// Made before the group starts, so that a SIGHUP never finds the default action (exit).
     let signals: SignalStream
@@ -199,7 +201,7 @@ struct SignalService: Service {
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
                 for await sig in signals.stream {
-                    if sig == SIGHUP { await projects.reload() }
+                    if sig == SIGHUP { events.send(.reload) }
                     nudge.nudge()
                     for ext in extensions { await ext.wake() }
                 }
@@ -212,11 +214,15 @@ struct SignalService: Service {
     }
 }
 
-/// Status: writes `status.json` when a part asks (`StatusNudge`: the project state, the indexing,
-/// the review queue), coalesced to one write per 100 ms, and, at the end, the final one with
-/// `running: false`.
-struct StatusService: Service {
+/// The projects' state and `status.json`: the only holder of the projects' state (`AgentProjects`),
+/// which it changes by the events the other services send (`ProjectEvents`), in order; and the
+/// writer of the status when a part asks (`StatusNudge`: the projects' state, the indexing, the
+/// review queue), coalesced to one write per 100 ms, and, at the end, the final one with
+/// `running: false`. Started first and stopped last: when it stops, the other services have, and
+/// the events they sent are taken in before the final status.
+struct ProjectsService: Service {
     let projects: AgentProjects
+    let events: ProjectEvents
     /// Their facts (queue, provider, usage) join the projects' in each snapshot.
     let extensions: [any AgentExtension]
     let nudge: StatusNudge
@@ -225,20 +231,29 @@ struct StatusService: Service {
 
     func run() async throws {
         let nudge = self.nudge
+        let events = self.events
+        let projects = self.projects
         let writer = self.writer
         await withTaskCancellationHandler {
             await withGracefulShutdownHandler {
-                // The stream keeps one pending request: whatever asks during the pause or the write
-                // is served by the next write.
-                for await _ in nudge.stream {
-                    try? await Task.sleep(for: .milliseconds(100))
-                    writer.write(await fullSnapshot())
+                await withDiscardingTaskGroup { group in
+                    group.addTask {
+                        for await event in events.stream { await projects.handle(event) }
+                    }
+                    // The stream keeps one pending request: whatever asks during the pause or the write
+                    // is served by the next write.
+                    for await _ in nudge.stream {
+                        try? await Task.sleep(for: .milliseconds(100))
+                        writer.write(await fullSnapshot())
+                    }
                 }
             } onGracefulShutdown: {
                 nudge.finish()
+                events.finish()
             }
         } onCancel: {
             nudge.finish()
+            events.finish()
         }
         var final = await fullSnapshot()
         final.running = false
@@ -284,4 +299,4 @@ extension PassageService: CustomStringConvertible { var description: String { "P
 extension NotificationService: CustomStringConvertible { var description: String { "NotificationService" } }
 extension ExtensionService: CustomStringConvertible { var description: String { "ExtensionService" } }
 extension SignalService: CustomStringConvertible { var description: String { "SignalService" } }
-extension StatusService: CustomStringConvertible { var description: String { "StatusService" } }
+extension ProjectsService: CustomStringConvertible { var description: String { "ProjectsService" } }

@@ -3,10 +3,13 @@ import Foundation
 import Logging
 
 /// Indexes the settled batches for the indexing service (`IndexService`): each project's scopes
-/// through the indexer, the document pipeline and the extensions, its outcome recorded in the
-/// project state (`AgentProjects`).
+/// through the indexer, the document pipeline and the extensions, its outcome sent to the projects
+/// service (`ProjectEvents`).
 struct BatchProcessor: Sendable {
-    let projects: AgentProjects
+    let events: ProjectEvents
+    /// The projects watched now (a batch of one no longer watched is dropped).
+    let watched: WatchedProjects
+    let configurations: ConfigurationStore
     let paths: Paths
     let logger: Logger
     let database: AppDatabase
@@ -18,7 +21,6 @@ struct BatchProcessor: Sendable {
     let stop: StopFlag
     /// Where the current whole-project scans stand (for `status` and the progress line).
     let scans: ScanProgress
-    let nudge: StatusNudge
     /// Whole projects to go through again after a pause (a full disk, a failed index).
     let retries: AsyncStream<PendingWork>.Continuation
     /// Work runs here so that long rescans never block the cooperative pool.
@@ -40,10 +42,15 @@ struct BatchProcessor: Sendable {
             }
         }
         for (root, scopes) in byRoot {
-            guard let state = await projects.prepareBatch(root) else { continue }
+            guard let projectID = watched.id(of: root) else { continue }
+            // The configuration as its files say now (the store reads a file again when its `stat`
+            // moved); the projects service compares it with what it had, as a safety net for a change
+            // the watcher did not report (a new `watch.ignore`, new heuristics settings).
+            events.send(.configurationMayHaveChanged(root))
+            let config = configurations.load(project: root).config
+            let filter = PathFilter(ignore: config.watch.ignore)
             let indexer = self.indexer
             let pipeline = self.pipeline
-            let config = state.config
             let refresh = refreshRoots.contains(root)
             let paths = self.paths
             let settler = self.settler
@@ -63,7 +70,7 @@ struct BatchProcessor: Sendable {
                 let project = pipeline.resolver.project(root, watched: true)
                 do {
                 report = try indexer.sync(
-                    root: root, projectID: state.id, scopes: scopes, filter: state.filter,
+                    root: root, projectID: projectID, scopes: scopes, filter: filter,
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
                     stale: pipeline.staleDerivations(project: project), progress: nil,
                     documents: whole ? SyncCounts { done, total in scans.update(root, done: done, total: total) } : nil,
@@ -103,7 +110,7 @@ struct BatchProcessor: Sendable {
                 if !changes.isEmpty {
                     for ext in extensions { await ext.documentsChanged(root: root, changes: changes, config: config) }
                 }
-                await projects.recordBatch(root, scopes: scopes, sidecarProblems: sidecarProblems, report: stopped ? nil : report)
+                events.send(.batchRecorded(root, scopes: scopes, sidecarProblems: sidecarProblems, report: stopped ? nil : report))
                 if stopped { break }
                 if !diskFaults.isEmpty { retries.yield(.refresh(root: root)) }
                 // Documents read and parsed, new or again (sidecars derived after `index`): either
@@ -115,18 +122,14 @@ struct BatchProcessor: Sendable {
                     ])
                 }
             case .failure(let error):
-                await projects.recordIndexFailure(root, problem: FaultRecovery.indexProblem(error, dataDirectory: paths.dataDirectory))
+                events.send(.indexFailed(root, problem: FaultRecovery.indexProblem(error, dataDirectory: paths.dataDirectory)))
                 // Try the whole project again soon: the disk may have room again, the folder may be writable.
                 retries.yield(.folder(root: root, relative: PathBytes([])))
                 logger.error("indexing failed", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
             }
         }
-        if let counts = try? database.counts() {
-            await projects.recordDocumentCounts(counts.perProject)
-        }
-        // The scans are over: the counts above take over from their progress.
-        for root in byRoot.keys { scans.finish(root) }
-        nudge.nudge()
+        // The scans are over: the index's counts take over from their progress.
+        events.send(.batchesDone(documentCounts: (try? database.counts())?.perProject, scansEnded: Array(byRoot.keys)))
         return big
     }
 
