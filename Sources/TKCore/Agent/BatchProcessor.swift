@@ -74,11 +74,14 @@ struct BatchProcessor: Sendable {
                     maxFileBytes: config.watch.maxFileBytes, refresh: refresh,
                     stale: pipeline.staleDerivations(project: project), progress: nil,
                     documents: whole ? SyncCounts { done, total in scans.update(root, done: done, total: total) } : nil,
-                    stop: stop, passagesInBulk: true
+                    stop: stop, passagesInBulk: true,
+                    // Each batch derived while the one before is committed.
+                    derive: { batch in pipeline.derive(batch.changes, project: project, lanes: lanes, stop: stop) }
                 ) { batch in
                     // The batch's index rows, journey rows, progress and history in one transaction,
                     // then its sidecars.
-                    let committed = try pipeline.commit(batch.changes, index: batch, project: project, history: .init(paths: paths),
+                    let committed = try pipeline.commit(batch.changes, index: batch, derived: batch.derived as? DocumentPipeline.DerivedBatch,
+                                                        project: project, history: .init(paths: paths),
                                                         diskFaults: &diskFaults, lanes: lanes, stop: stop)
                     for (k, v) in committed.problems { sidecarProblems[k] = v }
                     if let goal = committed.goal, config.notifications.enabled { pipeline.notify(goal.title, goal.body, root.display) }

@@ -93,35 +93,16 @@ public struct DocumentPipeline: Sendable {
     ///     derivation is not their content's, so the next scan derives them (`staleDerivations`).
     /// - Throws: when the transaction failed: nothing of the batch is in the database.
     func commit(_ changes: [DocumentChange], index: IndexBatch?, derive: ((DocumentChange) -> Bool)? = nil,
-                project: ProjectInputs, history: HistoryInputs? = nil,
+                derived: DerivedBatch? = nil, project: ProjectInputs, history: HistoryInputs? = nil,
                 diskFaults: inout Set<FaultRecovery.DiskFault>, lanes: Int = 1, stop: StopFlag? = nil) throws -> Committed {
         let root = project.root
         var out = Committed()
-        var removed: [PathBytes] = []
-        var work: [(change: DocumentChange, rel: PathBytes, source: PathBytes?, doc: MarkdownDocument, sha: String, isSave: Bool)] = []
-        for change in changes {
-            switch change {
-            case .updated(let rel, let doc, let sha, let previousSha):
-                if derive?(change) ?? true { work.append((change, rel, nil, doc, sha, previousSha != sha)) }
-            case .deleted(let rel, _):
-                removed.append(rel)
-            case .moved(let from, let to, let doc, let sha):
-                out.problems[from] = .some(nil)
-                work.append((change, to, from, doc, sha, false))
-            }
-        }
-        // 1. Each document's derivation, on `lanes` threads, nothing written.
-        let slots = ResultSlots<Prepared>(count: work.count)
-        let width = max(1, min(lanes, work.count))
-        let items = work
-        DispatchQueue.concurrentPerform(iterations: width) { lane in
-            for i in stride(from: lane, to: items.count, by: width) {
-                if stop?.isSet == true { return }
-                let w = items[i]
-                slots.set(i, prepare(project: project, rel: w.rel, source: w.source, doc: w.doc, sha: w.sha, index: i))
-            }
-        }
-        let prepared = slots.values()
+        // 1. Each document's derivation, nothing written (done already when `derived` is given).
+        let batch = derived ?? self.derive(changes, only: derive, project: project, lanes: lanes, stop: stop)
+        let items = batch.work
+        let prepared = batch.prepared
+        let removed = batch.removed
+        for w in items { if let source = w.source { out.problems[source] = .some(nil) } }
         // 2. One transaction: the index rows, the journey rows, progress and history.
         var entries: [DocumentStateStore.Entry] = []
         for p in prepared { if case .ready(let r) = p.state { entries.append(r.entry) } }
@@ -196,11 +177,64 @@ public struct DocumentPipeline: Sendable {
     public func commit(_ changes: [DocumentChange], index: IndexBatch?, derive: ((DocumentChange) -> Bool)? = nil,
                        project: ProjectInputs, history: HistoryInputs?, lanes: Int) throws -> Committed {
         var faults = Set<FaultRecovery.DiskFault>()
-        return try commit(changes, index: index, derive: derive, project: project, history: history, diskFaults: &faults, lanes: lanes)
+        return try commit(changes, index: index, derive: derive, derived: index?.derived as? DerivedBatch, project: project,
+                          history: history, diskFaults: &faults, lanes: lanes)
+    }
+
+    /// A batch's documents, derived (`derive`), for its `commit`.
+    public struct DerivedBatch: Sendable {
+        struct Work: Sendable {
+            var change: DocumentChange
+            /// Where the document is (its new path, for a move).
+            var rel: PathBytes
+            /// A moved document's old path.
+            var source: PathBytes?
+            var doc: MarkdownDocument
+            var sha: String
+            /// New bytes (not a move, nor a derivation of unchanged ones).
+            var isSave: Bool
+        }
+        var work: [Work] = []
+        /// `work`'s derivations, by index (those a stop left out are missing).
+        var prepared: [Prepared] = []
+        var removed: [PathBytes] = []
+    }
+
+    /// Derives a batch's documents (quick findings, journey, the sidecar to write, the row to record)
+    /// on `lanes` threads, writing nothing: `Indexer.sync`'s `derive`, which runs while the batch
+    /// before is committed.
+    /// - Parameter only: the changes to derive (nil: all).
+    public func derive(_ changes: [DocumentChange], only: ((DocumentChange) -> Bool)? = nil, project: ProjectInputs,
+                       lanes: Int, stop: StopFlag? = nil) -> DerivedBatch {
+        var batch = DerivedBatch()
+        for change in changes {
+            switch change {
+            case .updated(let rel, let doc, let sha, let previousSha):
+                if only?(change) ?? true {
+                    batch.work.append(.init(change: change, rel: rel, source: nil, doc: doc, sha: sha, isSave: previousSha != sha))
+                }
+            case .deleted(let rel, _):
+                batch.removed.append(rel)
+            case .moved(let from, let to, let doc, let sha):
+                batch.work.append(.init(change: change, rel: to, source: from, doc: doc, sha: sha, isSave: false))
+            }
+        }
+        let slots = ResultSlots<Prepared>(count: batch.work.count)
+        let width = max(1, min(lanes, batch.work.count))
+        let items = batch.work
+        DispatchQueue.concurrentPerform(iterations: width) { lane in
+            for i in stride(from: lane, to: items.count, by: width) {
+                if stop?.isSet == true { return }
+                let w = items[i]
+                slots.set(i, prepare(project: project, rel: w.rel, source: w.source, doc: w.doc, sha: w.sha, index: i))
+            }
+        }
+        batch.prepared = slots.values()
+        return batch
     }
 
     /// One document of a batch, derived (`prepare`).
-    struct Prepared: Sendable {
+    public struct Prepared: Sendable {
         enum State: Sendable {
             case ready(Ready)
             case failed(String, FaultRecovery.DiskFault?)

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// What one reconcile or refresh did.
 public struct IndexReport: Sendable {
@@ -61,6 +62,9 @@ public struct Indexer: Sendable {
     ///     are committed one at a time, in order, on another thread than the caller's, while the next
     ///     one is read and parsed; every call has returned when `sync` returns or throws. A batch
     ///     `commit` throws for is not in the index, no batch after it is committed, and `sync` throws.
+    ///   - derive: what to work out from a batch before its commit, writing nothing (`DocumentPipeline
+    ///     .derive`); its value reaches `commit` as `IndexBatch.derived`. It runs for one batch while
+    ///     the batch before is committed (and the next one read), one batch at a time, in order.
     ///   - documents: called with (documents done, documents in scope), unchanged ones counting as
     ///     done, before the first batch and after each one.
     ///   - stop: checked between batches and, while loading, between files: once set, what is loaded
@@ -76,6 +80,7 @@ public struct Indexer: Sendable {
         documents: SyncCounts? = nil,
         stop: StopFlag? = nil,
         passagesInBulk: Bool = false,
+        derive: ((IndexBatch) -> any Sendable)? = nil,
         commit: ((IndexBatch) throws -> Void)? = nil
     ) throws -> IndexReport {
         let database = self.database
@@ -139,7 +144,7 @@ public struct Indexer: Sendable {
                         progress: { done, total in
                             progress?(done, total)
                             documents?.report(alreadyDone + done, inScope)
-                        }, commit: commit ?? { batch in try batch.commit(to: database) })
+                        }, derive: derive, commit: commit ?? { batch in try batch.commit(to: database) })
         }
         return report
     }
@@ -149,15 +154,18 @@ public struct Indexer: Sendable {
         root: PathBytes, projectID: Int64, candidates: [(PathBytes, FileStat)], gone: [PathBytes],
         known: [PathBytes: Fingerprint], maxFileBytes: Int, withPassages: Bool, refresh: Bool, forced: Set<PathBytes>,
         report: inout IndexReport, stop: StopFlag?,
-        progress: (Int, Int) -> Void, commit: (IndexBatch) throws -> Void
+        progress: (Int, Int) -> Void, derive: ((IndexBatch) -> any Sendable)?, commit: (IndexBatch) throws -> Void
     ) throws {
+        let noDerive: (IndexBatch) -> any Sendable = { _ in () }
+        try withoutActuallyEscaping(derive ?? noDerive) { derive in
         try withoutActuallyEscaping(commit) { commit in
-            let handoff = BatchHandoff(commit)
+            let handoff = BatchHandoff(derive: derive, commit: commit)
             // Whatever happens, the last batch is through before the sync returns.
             defer { handoff.drain() }
             try process(root: root, projectID: projectID, candidates: candidates, gone: gone, known: known,
                         maxFileBytes: maxFileBytes, withPassages: withPassages, refresh: refresh, forced: forced,
                         report: &report, stop: stop, progress: progress, handoff: handoff)
+        }
         }
     }
 
@@ -415,6 +423,8 @@ public struct IndexBatch: Sendable {
     let deletions: [PathBytes]
     /// What the batch changes, in order (renames and deletions included).
     public let changes: [DocumentChange]
+    /// What `Indexer.sync`'s `derive` made of the batch before its commit.
+    public internal(set) var derived: (any Sendable)?
 
     /// Writes the batch's index rows in a transaction of their own.
     public func commit(to database: AppDatabase) throws {
@@ -428,39 +438,64 @@ public struct IndexBatch: Sendable {
     }
 }
 
-/// Runs `Indexer.sync`'s `commit` for one batch on a serial queue while the indexer reads the next
-/// one: at most one batch in flight, in order; a failed commit stops the batches after it.
+/// Runs `Indexer.sync`'s `derive` and `commit` for each batch while the indexer reads the next one:
+/// one batch derived while the one before is committed, each on a serial queue, in order; a failed
+/// commit stops the batches after it.
 ///
-/// `@unchecked Sendable` is safe because the handler is called only on `queue` (serial: one call at
-/// a time, in submission order), `submit` waits for the previous call before queueing the next (so
-/// no two calls overlap and the handler's captured state is touched by one thread at a time, each
-/// call ordered after the last by the group's wait); `failure` is written only on `queue` and read
-/// only after `group.wait()`, which orders the write before the read; and the indexer drains the
-/// handoff before `withoutActuallyEscaping` returns, so the handler never outlives the sync.
+/// `@unchecked Sendable` is safe because `derive` is called only on `deriveQueue` and `commit` only
+/// on `commitQueue` (serial queues: one call at a time each, in submission order); `submit` waits
+/// for the previous batch's derivation before queueing the next, and a derivation waits for the
+/// previous commit before queueing its own, so no two calls of one closure overlap and each is
+/// ordered after the last by the groups' waits; `failure` is behind a mutex; and the indexer drains
+/// the handoff before `withoutActuallyEscaping` returns, so neither closure outlives the sync.
 final class BatchHandoff: @unchecked Sendable {
-    private let handler: (IndexBatch) throws -> Void
-    private let queue = DispatchQueue(label: "tk-agent.index.commit")
-    private let group = DispatchGroup()
-    private var failure: (any Error)?
+    private let derive: (IndexBatch) -> any Sendable
+    private let commit: (IndexBatch) throws -> Void
+    private let deriveQueue = DispatchQueue(label: "tk-agent.index.derive")
+    private let commitQueue = DispatchQueue(label: "tk-agent.index.commit")
+    private let deriving = DispatchGroup()
+    private let committing = DispatchGroup()
+    private let failure = Mutex<(any Error)?>(nil)
 
-    init(_ handler: @escaping (IndexBatch) throws -> Void) { self.handler = handler }
+    init(derive: @escaping (IndexBatch) -> any Sendable, commit: @escaping (IndexBatch) throws -> Void) {
+        self.derive = derive
+        self.commit = commit
+    }
 
-    /// Waits for the previous batch to be committed (throws its failure), then queues this one.
+    /// Waits for the previous batch's derivation (throws an earlier batch's failure), then queues this one.
     func submit(_ batch: IndexBatch) throws {
-        try finish()
-        queue.async(group: group) { [self] in
-            do { try handler(batch) } catch { failure = error }
+        deriving.wait()
+        try throwFailure()
+        // `async(group:)` leaves the group once the block has run and been released: nothing holds
+        // the closures when `drain` returns (`withoutActuallyEscaping` checks it).
+        deriveQueue.async(group: deriving) { [self] in
+            var derived = batch
+            if failure.withLock({ $0 == nil }) { derived.derived = derive(batch) }
+            let ready = derived
+            // Committed in order: after the batch before (queued before this block leaves `deriving`).
+            committing.wait()
+            commitQueue.async(group: committing) { [self] in
+                guard failure.withLock({ $0 == nil }) else { return }
+                do { try commit(ready) } catch { failure.withLock { $0 = error } }
+            }
         }
     }
 
     /// Waits for the last queued batch; throws the failure of a batch that was not committed.
     func finish() throws {
-        group.wait()
-        if let failure { throw failure }
+        drain()
+        try throwFailure()
     }
 
     /// Waits for the last queued batch, whatever happened.
-    func drain() { group.wait() }
+    func drain() {
+        deriving.wait()
+        committing.wait()
+    }
+
+    private func throwFailure() throws {
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
 }
 
 /// Fixed slots written concurrently, one slot per iteration.

@@ -59,16 +59,21 @@ extension TKAgent {
                         if found.count > Self.deriveLimit { deferred += found.count; return [] }
                         return found
                     },
-                    progress: draw
+                    progress: draw,
+                    // Each batch derived while the one before is committed (its updates not at all
+                    // when there are too many: see `deriveLimit`).
+                    derive: { batch in
+                        let deferAll = total.value.withLock({ $0 }) > Self.deriveLimit
+                        return pipeline.derive(batch.changes, only: deferAll ? { if case .updated = $0 { false } else { true } } : nil,
+                                               project: inputs, lanes: max(1, ProcessInfo.processInfo.activeProcessorCount))
+                    }
                 ) { batch in
                     // The index rows, the derived state and history of the batch: one transaction.
-                    let deferAll = total.value.withLock({ $0 }) > Self.deriveLimit
-                    if deferAll { deferred += batch.changes.filter { if case .updated = $0 { return true } else { return false } }.count }
-                    let committed = try pipeline.commit(
-                        batch.changes, index: batch,
-                        derive: deferAll ? { if case .updated = $0 { return false } else { return true } } : nil,
-                        project: inputs, history: .init(paths: resolved),
-                        lanes: max(1, ProcessInfo.processInfo.activeProcessorCount))
+                    if total.value.withLock({ $0 }) > Self.deriveLimit {
+                        deferred += batch.changes.filter { if case .updated = $0 { return true } else { return false } }.count
+                    }
+                    let committed = try pipeline.commit(batch.changes, index: batch, project: inputs, history: .init(paths: resolved),
+                                                        lanes: max(1, ProcessInfo.processInfo.activeProcessorCount))
                     for (rel, problem) in committed.problems {
                         if let problem { printError("\(rel.display): \(problem)") }
                     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 import Testing
 @testable import TKCore
 import TKSearch
@@ -36,10 +37,10 @@ fileprivate final class TempProject {
     {
         var changes: [DocumentChange] = []
         let report = try indexer.sync(root: p.root, projectID: id, scopes: scopes, filter: .standard,
-                                      maxFileBytes: maxFileBytes, progress: nil) { batch in
+                                      maxFileBytes: maxFileBytes, progress: nil, commit: { batch in
             try batch.commit(to: indexer.database)
             changes.append(contentsOf: batch.changes)
-        }
+        })
         return (report, changes)
     }
 
@@ -148,6 +149,53 @@ fileprivate final class TempProject {
         }
         #expect(committed == 1)
         #expect(try db.fingerprints(projectID: otherID).count == 5)
+    }
+
+    /// A batch is derived while the one before is committed: the first commit sees the second batch
+    /// derived (before, derivation and commit took turns); each commit gets its own batch's
+    /// derivation, in order; no two derivations and no two commits overlap.
+    @Test func aBatchIsDerivedWhileTheOneBeforeIsCommitted() throws {
+        let db = try AppDatabase.inMemory()
+        let id = try db.projectID(for: PathBytes("/p"))
+        let p = try TempProject()
+        var indexer = Indexer(database: db, logger: logger)
+        indexer.batchSize = 5
+        for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
+        let derivedCount = Mutex(0)
+        let deriving = Mutex(0)
+        let derivesOverlapped = Mutex(false)
+        var sawNextDerived = false
+        var committed: [String] = []
+        var derivedMatches = true
+        func first(_ batch: IndexBatch) -> String {
+            guard case .updated(let rel, _, _, _)? = batch.changes.first else { return "?" }
+            return rel.display
+        }
+        _ = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
+                             maxFileBytes: 1 << 20, progress: nil,
+                             derive: { batch in
+                                 if deriving.withLock({ $0 += 1; return $0 }) > 1 { derivesOverlapped.withLock { $0 = true } }
+                                 defer { deriving.withLock { $0 -= 1 } }
+                                 derivedCount.withLock { $0 += 1 }
+                                 return first(batch)
+                             },
+                             commit: { batch in
+                                 if committed.isEmpty {
+                                     let deadline = Date().addingTimeInterval(10)
+                                     while Date() < deadline {
+                                         if derivedCount.withLock({ $0 }) > 1 { sawNextDerived = true; break }
+                                         usleep(5_000)
+                                     }
+                                 }
+                                 if batch.derived as? String != first(batch) { derivedMatches = false }
+                                 try batch.commit(to: db)
+                                 committed.append(first(batch))
+                             })
+        #expect(sawNextDerived)
+        #expect(derivedMatches)
+        #expect(!derivesOverlapped.withLock { $0 })
+        #expect(committed == ["n00.md", "n05.md", "n10.md", "n15.md"])
+        #expect(try db.fingerprints(projectID: id).count == 20)
     }
 
     /// The documents in the index without current passages, as every question asked before
@@ -264,13 +312,13 @@ fileprivate final class TempProject {
         try p.write("z-long.md", "# Long\n\n" + String(repeating: line, count: 8))
         var batches: [[String]] = []
         let report = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
-                                      maxFileBytes: 1 << 20, progress: nil) { batch in
+                                      maxFileBytes: 1 << 20, progress: nil, commit: { batch in
             try batch.commit(to: db)
             batches.append(batch.changes.compactMap { change -> String? in
                 if case .updated(let rel, _, _, _) = change { return rel.display }
                 return nil
             })
-        }
+        })
         #expect(report.updated == 13)
         #expect(batches.map(\.count) == [3, 3, 3, 3, 1])
         #expect(batches.last == ["z-long.md"])
