@@ -146,3 +146,25 @@ def test_release_binaries_carry_no_test_machinery(tk):
     r = tk.run("journey", "seed", doc, check=False)
     assert r.returncode == 64 and "Usage: tk-agent journey <subcommand>" in r.stderr, r.stderr
     assert "seed" not in tk.run("journey", "--help").stdout
+
+
+def test_a_sidecar_that_lags_the_database_is_rewritten_at_start(tk):
+    """A batch commits its database state, then writes its sidecars: a kill in between leaves a sidecar
+    that lags the database (here put back by hand, sealed and valid, one save behind). The next start
+    rewrites it from the database, though the document and its derivation are current."""
+    import time
+    p = write_project(tk, {"a.md": DOCS["a.md"]})
+    proc = tk.start(p)
+    tk.wait_for(lambda: all_sidecars_match(tk, p, {"a.md": DOCS["a.md"]}), timeout=15, what="first sidecar", proc=proc)
+    behind = (p / ".tk" / "a.md.review.json").read_bytes()
+    time.sleep(1.1)   # sidecars are stamped in whole seconds
+    edited = DOCS["a.md"] + "\nIt was agreed by everyone that the plan is very good.\n"
+    (p / "a.md").write_text(edited)
+    tk.wait_for(lambda: all_sidecars_match(tk, p, {"a.md": edited}), timeout=15, what="sidecar of the edit", proc=proc)
+    committed = (p / ".tk" / "a.md.review.json").read_bytes()
+    tk.stop(proc)
+    (p / ".tk" / "a.md.review.json").write_bytes(behind)
+    proc = tk.start(p)
+    tk.wait_for(lambda: (p / ".tk" / "a.md.review.json").read_bytes() == committed, timeout=15,
+                what="the lagging sidecar rewritten from the database", proc=proc)
+    tk.stop(proc)
