@@ -103,13 +103,13 @@ actor AgentProjects {
             if let stored = try? database.documentProblems(projectID: state.id) {
                 for (rel, message) in stored { state.problems[.document(rel)] = message }
             }
+            watched.set(root, id: state.id)
             if !DirectoryWalker.isFolderFollowingLinks(root) {
                 state.problems[.root] = "folder missing: \(root.display)"
                 projects[root] = state
                 continue
             }
             projects[root] = state
-            watched.set(root, id: state.id)
             awaitingFirstScan.insert(root)
             watcher.addRoot(root)
             projects[root]?.watching = true

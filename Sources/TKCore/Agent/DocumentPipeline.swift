@@ -136,7 +136,6 @@ public struct DocumentPipeline: Sendable {
         let written = sidecars.write(project: root, prepared: ready.map { $0.1.sidecar })
         for ((i, r), outcome) in zip(ready, written) {
             let w = items[i]
-            var sidecar = r.sidecar.sidecar
             var wrote = false
             switch outcome {
             case .done(let didWrite, let problem):
@@ -156,8 +155,8 @@ public struct DocumentPipeline: Sendable {
                 out.problems[w.rel] = .some(DocumentStateError(step: .sidecar, document: w.rel, cause: error).description)
                 continue
             }
-            sidecar.updatedAt = r.sidecar.sidecar.updatedAt
-            owner.announce(project: root, document: w.rel, cause: .contentIndexed, before: r.stageBefore, sidecar: sidecar, wrote: wrote)
+            owner.announce(project: root, document: w.rel, cause: .contentIndexed, before: r.stageBefore, sidecar: r.sidecar.sidecar,
+                           wrote: wrote)
             if w.isSave {
                 owner.saved(project: root, document: w.rel, previousBytes: r.previous, previousSha256: w.change.previousSha256,
                             newBytes: w.doc.bytes, sha256: w.sha)
