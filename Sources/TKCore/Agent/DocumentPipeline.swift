@@ -84,7 +84,8 @@ public struct DocumentPipeline: Sendable {
     /// - Parameters:
     ///   - index: the batch's index rows (`Indexer.sync(commit:)`); nil when they are written already.
     ///   - derive: the changes to derive (nil: all); the others are indexed and recorded in history
-    ///     only (`index` leaves a big first derivation to the agent).
+    ///     only (`index` leaves a big first derivation to the agent). Not used when `derived` is given.
+    ///   - derived: the batch as `derive` made it (`Indexer.sync`'s `derive`); nil derives it here.
     ///   - history: where progress and history are recorded (nil: not recorded).
     ///   - diskFaults: collects the disk faults (full, read-only) behind failed sidecar writes, which
     ///     pass by themselves: the agent goes through the project again soon.

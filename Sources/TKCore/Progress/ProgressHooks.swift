@@ -4,23 +4,8 @@ import Logging
 /// The one-line hooks from today's code into progress and history. Each takes plain values, so
 /// that the document owner can call them from its events instead.
 public enum ProgressHooks {
-    /// The indexer's changes of one project (every save, rename and removal it saw).
-    /// - Parameter notify: shows a desktop notification (title, body): today's goal was reached.
-    public static func documentsChanged(paths: Paths, database: AppDatabase, root: PathBytes, changes: [DocumentChange],
-                                        config: Configuration, logger: Logger,
-                                        notify: @Sendable (String, String) -> Void = { _, _ in }) {
-        do {
-            if let goal = try record(paths: paths, database: database, root: root, changes: changes, config: config),
-               config.notifications.enabled {
-                notify(goal.title, goal.body)
-            }
-        } catch {
-            logger.warning("cannot record progress and history", metadata: ["project.path": "\(root.display)", "error": "\(error)"])
-        }
-    }
-
-    /// Records what a batch of changes did to progress and history (inside a batch's transaction
-    /// when one is open: see `AppDatabase.batchTransaction`).
+    /// Records what a batch of the indexer's changes of one project (every save, rename and removal it
+    /// saw) did to progress and history, inside the batch's transaction (`DocumentPipeline.commit`).
     /// - Returns: the notification to show when today's goal was reached by this batch.
     static func record(paths: Paths, database: AppDatabase, root: PathBytes, changes: [DocumentChange],
                        config: Configuration) throws -> (title: String, body: String)? {

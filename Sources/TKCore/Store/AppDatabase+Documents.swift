@@ -101,74 +101,72 @@ extension AppDatabase {
                       renames: [(from: PathBytes, to: PathBytes)], deletions: [PathBytes], now: Date) throws {
         if upserts.isEmpty && statOnly.isEmpty && deletions.isEmpty && renames.isEmpty { return }
         let stamp = RFC3339.string(now)
-        do {
-            for r in renames { try DocumentIdentity.rename(db, projectID: projectID, from: r.from, to: r.to) }
-            let fts = FullTextIndex(db)
-            let existing = try db.cachedStatement(sql: """
-                SELECT id, title, headings, tags, body, in_index FROM document WHERE project_id = ? AND path = ?
-                """)
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let retrieved = try db.cachedStatement(sql: "SELECT sha256 FROM document_retrieval WHERE document_id = ?")
-            let pending = try db.cachedStatement(sql: "INSERT OR IGNORE INTO passage_pending(document_id) VALUES (?)")
-            let update = try db.cachedStatement(sql: """
-                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, sha256 = ?, words = ?,
-                    title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?, in_index = 1
-                WHERE id = ?
-                """)
-            for d in upserts {
-                let headings = d.headings.joined(separator: "\n"), tags = d.tags.joined(separator: " ")
-                let path = Data(d.relativePath.bytes)
-                let id: Int64
-                if let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, path]) {
-                    id = old.id
-                    try fts.remove(old)
-                    try update.execute(arguments: [
-                        d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode), d.sha256, d.words,
-                        d.title, headings, tags, d.body, stamp, d.problem, id,
-                    ])
-                } else {
-                    try insert.execute(arguments: [
-                        projectID, path, d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode),
-                        d.sha256, d.words, d.title, headings, tags, d.body, stamp, d.problem,
-                    ])
-                    id = db.lastInsertedRowID
-                }
-                try fts.add(id: id, title: d.title, headings: headings, tags: tags, body: d.body)
-                if let passages = d.passages {
-                    try Self.syncPassages(db, documentID: id, sha256: d.sha256, set: passages)
-                } else if try String.fetchOne(retrieved, arguments: [id]) != d.sha256 {
-                    // Left to the backfill (a bulk load): listed until its passages are written.
-                    try pending.execute(arguments: [id])
-                }
-            }
-            let touch = try db.cachedStatement(sql: """
-                UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ? AND in_index = 1
-                """)
-            for (path, st) in statOnly {
-                try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
-            }
-            // Out of the index: its text, passages and embeddings go; the row stays for its history,
-            // with an empty entry in `document_fts` (every row has the entry its columns make).
-            let leave = try db.cachedStatement(sql: """
-                UPDATE document SET in_index = 0, sha256 = '', words = 0, title = '', headings = '', tags = '', body = '',
-                    problem = NULL WHERE id = ?
-                """)
-            let unlist = try db.cachedStatement(sql: "DELETE FROM passage_pending WHERE document_id = ?")
-            let dropPassages = try db.cachedStatement(sql: "DELETE FROM passage WHERE document_id = ?")
-            let dropRetrieval = try db.cachedStatement(sql: "DELETE FROM document_retrieval WHERE document_id = ?")
-            for path in deletions {
-                guard let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, Data(path.bytes)]),
-                      old.inIndex else { continue }
+        for r in renames { try DocumentIdentity.rename(db, projectID: projectID, from: r.from, to: r.to) }
+        let fts = FullTextIndex(db)
+        let existing = try db.cachedStatement(sql: """
+            SELECT id, title, headings, tags, body, in_index FROM document WHERE project_id = ? AND path = ?
+            """)
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO document(project_id, path, size, mtime_ns, ctime_ns, inode, sha256, words, title, headings, tags, body, indexed_at, problem)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let retrieved = try db.cachedStatement(sql: "SELECT sha256 FROM document_retrieval WHERE document_id = ?")
+        let pending = try db.cachedStatement(sql: "INSERT OR IGNORE INTO passage_pending(document_id) VALUES (?)")
+        let update = try db.cachedStatement(sql: """
+            UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, sha256 = ?, words = ?,
+                title = ?, headings = ?, tags = ?, body = ?, indexed_at = ?, problem = ?, in_index = 1
+            WHERE id = ?
+            """)
+        for d in upserts {
+            let headings = d.headings.joined(separator: "\n"), tags = d.tags.joined(separator: " ")
+            let path = Data(d.relativePath.bytes)
+            let id: Int64
+            if let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, path]) {
+                id = old.id
                 try fts.remove(old)
-                try unlist.execute(arguments: [old.id])
-                try dropPassages.execute(arguments: [old.id])
-                try dropRetrieval.execute(arguments: [old.id])
-                try leave.execute(arguments: [old.id])
-                try fts.add(id: old.id, title: "", headings: "", tags: "", body: "")
+                try update.execute(arguments: [
+                    d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode), d.sha256, d.words,
+                    d.title, headings, tags, d.body, stamp, d.problem, id,
+                ])
+            } else {
+                try insert.execute(arguments: [
+                    projectID, path, d.stat.size, d.stat.mtimeNs, d.stat.ctimeNs, Int64(bitPattern: d.stat.inode),
+                    d.sha256, d.words, d.title, headings, tags, d.body, stamp, d.problem,
+                ])
+                id = db.lastInsertedRowID
             }
+            try fts.add(id: id, title: d.title, headings: headings, tags: tags, body: d.body)
+            if let passages = d.passages {
+                try Self.syncPassages(db, documentID: id, sha256: d.sha256, set: passages)
+            } else if try String.fetchOne(retrieved, arguments: [id]) != d.sha256 {
+                // Left to the backfill (a bulk load): listed until its passages are written.
+                try pending.execute(arguments: [id])
+            }
+        }
+        let touch = try db.cachedStatement(sql: """
+            UPDATE document SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ? WHERE project_id = ? AND path = ? AND in_index = 1
+            """)
+        for (path, st) in statOnly {
+            try touch.execute(arguments: [st.size, st.mtimeNs, st.ctimeNs, Int64(bitPattern: st.inode), projectID, Data(path.bytes)])
+        }
+        // Out of the index: its text, passages and embeddings go; the row stays for its history,
+        // with an empty entry in `document_fts` (every row has the entry its columns make).
+        let leave = try db.cachedStatement(sql: """
+            UPDATE document SET in_index = 0, sha256 = '', words = 0, title = '', headings = '', tags = '', body = '',
+                problem = NULL WHERE id = ?
+            """)
+        let unlist = try db.cachedStatement(sql: "DELETE FROM passage_pending WHERE document_id = ?")
+        let dropPassages = try db.cachedStatement(sql: "DELETE FROM passage WHERE document_id = ?")
+        let dropRetrieval = try db.cachedStatement(sql: "DELETE FROM document_retrieval WHERE document_id = ?")
+        for path in deletions {
+            guard let old = try DocumentRecord.FullTextEntry.fetchOne(existing, arguments: [projectID, Data(path.bytes)]),
+                  old.inIndex else { continue }
+            try fts.remove(old)
+            try unlist.execute(arguments: [old.id])
+            try dropPassages.execute(arguments: [old.id])
+            try dropRetrieval.execute(arguments: [old.id])
+            try leave.execute(arguments: [old.id])
+            try fts.add(id: old.id, title: "", headings: "", tags: "", body: "")
         }
     }
 

@@ -24,6 +24,12 @@ fileprivate final class TempProject {
         try Data(text.utf8).write(to: u)
     }
     func remove(_ rel: String) throws { try FileManager.default.removeItem(at: url.appendingPathComponent(rel)) }
+    /// A project of 20 short notes, `n00.md` … `n19.md`.
+    static func twentyNotes() throws -> TempProject {
+        let p = try TempProject()
+        for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
+        return p
+    }
     func mkdir(_ rel: String) throws {
         try FileManager.default.createDirectory(at: url.appendingPathComponent(rel), withIntermediateDirectories: true)
     }
@@ -111,10 +117,9 @@ fileprivate final class TempProject {
         struct Refused: Error {}
         let db = try AppDatabase.inMemory()
         let id = try db.projectID(for: PathBytes("/p"))
-        let p = try TempProject()
+        let p = try TempProject.twentyNotes()
         var indexer = Indexer(database: db, logger: logger)
         indexer.batchSize = 5
-        for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
         var batches: [[String]] = []
         var inside = 0, overlapped = false
         _ = try indexer.sync(root: p.root, projectID: id, scopes: [.folder(PathBytes([]))], filter: .standard,
@@ -133,9 +138,8 @@ fileprivate final class TempProject {
         #expect(batches.flatMap { $0 } == (0..<20).map { String(format: "n%02d.md", $0) })
 
         // A second project: the second batch's commit fails after writing its rows.
-        let other = try TempProject()
+        let other = try TempProject.twentyNotes()
         let otherID = try db.projectID(for: other.root)
-        for i in 0..<20 { try other.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
         var committed = 0
         #expect(throws: Refused.self) {
             _ = try indexer.sync(root: other.root, projectID: otherID, scopes: [.folder(PathBytes([]))], filter: .standard,
@@ -157,10 +161,9 @@ fileprivate final class TempProject {
     @Test func aBatchIsDerivedWhileTheOneBeforeIsCommitted() throws {
         let db = try AppDatabase.inMemory()
         let id = try db.projectID(for: PathBytes("/p"))
-        let p = try TempProject()
+        let p = try TempProject.twentyNotes()
         var indexer = Indexer(database: db, logger: logger)
         indexer.batchSize = 5
-        for i in 0..<20 { try p.write(String(format: "n%02d.md", i), "# Note \(i)\n\nword\(i)\n") }
         let derivedCount = Mutex(0)
         let deriving = Mutex(0)
         let derivesOverlapped = Mutex(false)

@@ -32,6 +32,20 @@ import Testing
         func databaseDidRollback(_ db: Database) { tables = [] }
     }
 
+    /// An owner on a new in-memory database, with one change of `a.md` recorded (`words` 1).
+    func ownerWithOneChange(_ root: PathBytes) throws -> (AppDatabase, DocumentOwner) {
+        let db = try AppDatabase.inMemory()
+        let owner = DocumentOwner(sidecars: SidecarStore(), database: db)
+        try change(owner, root) { $0.words = 1 }
+        return (db, owner)
+    }
+
+    /// A change of `a.md` through the owner (as `accept` makes one).
+    func change(_ owner: DocumentOwner, _ root: PathBytes, _ body: (inout ReviewSidecar) -> Void) throws {
+        try owner.change(project: root, document: PathBytes("a.md"), cause: .other("test"),
+                         fresh: { ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1) }) { body(&$0) }
+    }
+
     func sidecarCount(_ root: PathBytes) -> Int {
         JourneyActions.sidecarFiles(under: root.appending(".tk")).count
     }
@@ -182,19 +196,13 @@ import Testing
     @Test func aChangeTheDatabaseRefusesLeavesTheSidecarAsItWas() throws {
         let (dir, root) = try tempProject()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let db = try AppDatabase.inMemory()
         let rel = PathBytes("a.md")
-        let owner = DocumentOwner(sidecars: SidecarStore(), database: db)
-        try owner.change(project: root, document: rel, cause: .other("test"),
-                         fresh: { ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1) }) { $0.words = 1 }
+        let (db, owner) = try ownerWithOneChange(root)
         let before = try FileSystem.read(ReviewSidecar.path(project: root, document: rel), limit: 1 << 20)
         try db.writer.write { db in
             try db.execute(sql: "CREATE TRIGGER refuse BEFORE UPDATE ON journey_state BEGIN SELECT RAISE(ABORT, 'refused'); END")
         }
-        #expect(throws: DocumentStateError.self) {
-            try owner.change(project: root, document: rel, cause: .other("test"),
-                             fresh: { ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1) }) { $0.words = 2 }
-        }
+        #expect(throws: DocumentStateError.self) { try change(owner, root) { $0.words = 2 } }
         #expect(try FileSystem.read(ReviewSidecar.path(project: root, document: rel), limit: 1 << 20) == before)
     }
 
@@ -203,11 +211,8 @@ import Testing
     @Test func aFullDatabaseStillKeepsTheChangeInTheSidecar() throws {
         let (dir, root) = try tempProject()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let db = try AppDatabase.inMemory()
         let rel = PathBytes("a.md")
-        let owner = DocumentOwner(sidecars: SidecarStore(), database: db)
-        try owner.change(project: root, document: rel, cause: .other("test"),
-                         fresh: { ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1) }) { $0.words = 1 }
+        let (db, owner) = try ownerWithOneChange(root)
         // The database cannot grow: the next record is SQLITE_FULL.
         try db.writer.write { db in
             let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 1
@@ -215,8 +220,7 @@ import Testing
         }
         let big = String(repeating: "x", count: 64 << 10)
         #expect(throws: DocumentStateError.self) {
-            try owner.change(project: root, document: rel, cause: .other("test"),
-                             fresh: { ReviewSidecar(document: "a.md", sha256: "x", updatedAt: "", words: 1) }) {
+            try change(owner, root) {
                 $0.words = 2
                 $0.document = big
             }
@@ -226,5 +230,50 @@ import Testing
             return
         }
         #expect(s.words == 2)
+        // Room again: the next change starts from the file, and the database takes both in.
+        try db.writer.write { db in try db.execute(sql: "PRAGMA max_page_count = 1073741823") }
+        try change(owner, root) { $0.words += 1 }
+        let copy = DocumentStateStore(database: db).load(project: root, document: rel)?.sidecar
+        #expect(copy?.words == 3)
+        #expect(copy?.document == big)
+    }
+
+    /// An `accept` between a batch's derivation and its sidecar write: the batch does not write over
+    /// it; the document is derived again from the accepted sidecar, and the database records that.
+    @Test func aBatchDerivesAgainADocumentChangedMeanwhile() throws {
+        let (dir, root) = try tempProject()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = try AppDatabase.inMemory()
+        let rel = PathBytes("a.md")
+        let pipeline = DocumentPipeline(database: db, logger: Logger(label: "test"), sidecars: SidecarStore(), catalog: .builtIn)
+        let project = pipeline.projectInputs(root: root, config: .defaults)
+        func changeOf(_ text: String, previous: String?) throws -> (DocumentChange, String) {
+            let bytes = Array(text.utf8)
+            try FileSystem.writeAtomically(bytes, to: root.appending(rel))
+            let sha = SHA256Digest.hex(bytes)
+            return (.updated(relative: rel, document: MarkdownDocument(bytes: bytes, fileName: "a.md"), sha256: sha,
+                             previousSha256: previous), sha)
+        }
+        let (first, firstSha) = try changeOf("# A\n\nShort.\n", previous: nil)
+        _ = pipeline.apply([first], project: project)
+        let (second, secondSha) = try changeOf("# A\n\nThe report was written by the team.\n", previous: firstSha)
+        let derived = pipeline.derive([second], project: project, lanes: 1)
+        // Meanwhile, from the CLI: a decision the batch did not see.
+        try pipeline.owner.change(project: root, document: rel, cause: .journeySet,
+                                  fresh: { ReviewSidecar(document: "a.md", sha256: "", updatedAt: "", words: 0) }) {
+            $0.journey.overrides = JourneyOverrides(storyType: "email_memo")
+        }
+        var faults = Set<FaultRecovery.DiskFault>()
+        let committed = try pipeline.commit([second], index: nil, derived: derived, project: project, diskFaults: &faults)
+        #expect(committed.problems[rel] == .some(nil))
+        guard case .ok(let s, let bytes) = pipeline.sidecars.read(project: root, document: rel) else {
+            Issue.record("sidecar unreadable")
+            return
+        }
+        #expect(s.journey.overrides?.storyType == "email_memo")
+        #expect(s.sha256 == secondSha)
+        #expect(s.quick.contains { $0.rule == "passive" })
+        let recorded = try pipeline.states.sidecarChecksums(project: root)[rel]
+        #expect(recorded == SidecarStore.checksum(ofWritten: bytes))
     }
 }
