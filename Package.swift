@@ -17,6 +17,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CInotify", path: "Sources/CInotify"),
+        .systemLibrary(name: "CICURegex", path: "Sources/CICURegex"),
         .systemLibrary(name: "CCrypto", path: "Sources/CCrypto"),
         // libcurl, loaded on first use (dlopen): most commands never make a request, and linking it
         // made every process start ~10 ms slower (see Sources/CCurl/include/tk_curl.h).
@@ -35,6 +36,7 @@ let package = Package(
                 "CCurl",
                 "CInotify",
                 "CHunspell",
+                "CICURegex",
                 "CMark",
                 "CSystem",
                 "CZlib",

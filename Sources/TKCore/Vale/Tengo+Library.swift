@@ -221,7 +221,7 @@ extension Tengo {
     struct GoRegex {
         let re: NSRegularExpression
         init(_ pattern: String) throws {
-            do { re = try ValeRegex(pattern).re } catch { throw fail("invalid regular expression: \(pattern)") }
+            do { re = try ValeRegex.foundation(pattern) } catch { throw fail("invalid regular expression: \(pattern)") }
         }
         /// Each match's groups as byte ranges (nil for a group that did not take part).
         func matches(_ s: String, limit: Int = -1) -> [[Range<Int>?]] {

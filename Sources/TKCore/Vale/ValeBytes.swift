@@ -74,8 +74,20 @@ enum VB {
         return out
     }
 
-    static func split(_ s: String, _ sep: Character) -> [String] {
-        s.split(separator: sep, omittingEmptySubsequences: false).map(String.init)
+    /// The UTF-8 bytes of each line of `s`, as `s.split(separator: "\n", omittingEmptySubsequences:
+    /// false)` splits it: at every newline but one that ends a "\r\n" (one Character to Swift).
+    static func lines(_ s: String) -> [[UInt8]] {
+        var s = s
+        s.makeContiguousUTF8()   // a no-op for native strings
+        return s.utf8.withContiguousStorageIfAvailable { b in
+            var out: [[UInt8]] = []
+            var start = 0
+            for i in 0..<b.count where b[i] == 10 && (i == 0 || b[i - 1] != 13) {
+                out.append(Array(b[start..<i])); start = i + 1
+            }
+            out.append(Array(b[start..<b.count]))
+            return out
+        } ?? [Array(s.utf8)]
     }
 
     /// Go's `strings.Fields`.

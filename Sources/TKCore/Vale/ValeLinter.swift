@@ -65,7 +65,14 @@ final class ValeFileLinter {
     var needsParagraphs = false
     /// The rules this file runs, in order: enabled for its path and at or above `MinAlertLevel`
     /// (decided once per file, not per block).
-    var active: [ValeRule] = []
+    var active: [ActiveRule] = []
+
+    /// A rule in `active`: read in place for each block (copying the rule's many fields to a local
+    /// for each block and rule was a tenth of a chapter's lint).
+    final class ActiveRule {
+        let rule: ValeRule
+        init(_ rule: ValeRule) { self.rule = rule }
+    }
 
     init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String) {
         self.styles = styles
@@ -75,7 +82,7 @@ final class ValeFileLinter {
         for name in styles.order {
             guard let r = styles.rules[name], ruleEnabled(name),
                   (["suggestion": 0, "warning": 1, "error": 2][r.level] ?? 1) >= cfg.minAlertLevel else { continue }
-            active.append(r)
+            active.append(ActiveRule(r))
             let b = r.scope.bases
             if b.contains("sentence") { needsSentences = true }
             if b.contains("paragraph") { needsParagraphs = true }
@@ -205,8 +212,7 @@ final class ValeFileLinter {
 
     func update(_ txt: String) {
         guard !txt.isEmpty else { return }
-        for s in VB.split(txt, "\n") {
-            let sb = VB.bytes(s)
+        for sb in VB.lines(txt) {
             if !maskInContent(sb) {
                 for f in VB.fields(sb) { maskInContent(f) }
             }
@@ -232,9 +238,9 @@ final class ValeFileLinter {
 
     func advance(_ text: String) -> Int {
         var pos: Int? = 0
-        for s in VB.split(text, "\n") {
-            pos = contentFirst(VB.bytes(s))
-            if pos == nil { for ss in VB.fields(VB.bytes(s)) { pos = contentFirst(ss) } }
+        for s in VB.lines(text) {
+            pos = contentFirst(s)
+            if pos == nil { for ss in VB.fields(s) { pos = contentFirst(ss) } }
         }
         if let p = pos {
             let l = Self.countBelow(contentNewlines, p)
@@ -427,13 +433,13 @@ final class ValeFileLinter {
         chkToCtx = [:]
         blockHits = .none
         var text: ValeText?
-        for rule in active {
-            if !comments.isEmpty, queryComments(rule.name) { continue }
-            if !rule.scope.matches(blk.scope) { continue }
+        for entry in active {
+            if !comments.isEmpty, queryComments(entry.rule.name) { continue }
+            if !entry.rule.scope.matches(blk.scope) { continue }
             if text == nil { text = ValeText(blk.text) }
-            for var a in run(rule, text!, blk) {
+            for var a in run(entry.rule, text!, blk) {
                 a.message = Self.whitespaceToSpace(a.message)
-                addAlert(a, blk: blk, lookup: lookup, limit: rule.limit)
+                addAlert(a, blk: blk, lookup: lookup, limit: entry.rule.limit)
             }
         }
     }
@@ -558,6 +564,16 @@ final class ValeFileLinter {
         return re.matches(in: t)
     }
 
+    /// How many matches `find` would give, without making them (an occurrence rule's count).
+    func count(_ re: ValeRegex, _ t: ValeText) -> Int {
+        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
+        if case .some(let hits) = blockHits {
+            if !styles.prefilter.mayMatch(re, hits) { return 0 }
+            if styles.prefilter.starts(re, hits) != nil { return find(re, t).count }
+        }
+        return re.count(in: t)
+    }
+
     func run(_ rule: ValeRule, _ t: ValeText, _ blk: ValeBlock) -> [RawAlert] {
         var out: [RawAlert] = []
         switch rule.kind {
@@ -601,9 +617,9 @@ final class ValeFileLinter {
                 }
             }
         case .occurrence(let re, let mn, let mx):
-            let ms = find(re, t)
-            let n = ms.count
+            let n = count(re, t)
             if (mx > 0 && n > mx) || (mn > 0 && n < mn) {
+                let ms = find(re, t)
                 var a: RawAlert
                 if n == 0 {
                     a = RawAlert(check: rule.name, severity: rule.level, span: (1, 1), match: "", message: "", link: rule.link)

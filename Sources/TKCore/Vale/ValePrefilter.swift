@@ -31,31 +31,63 @@ enum ValeLiterals {
         return set
     }
 
-    /// The literals every match starts with (lowercase ASCII), for a pattern made of zero-width
-    /// items (`(?i)`, `\b`, `^`) then a group whose alternatives are all literal, then anything,
-    /// with no alternation outside that group. nil otherwise.
-    static func prefixes(_ pattern: String) -> Set<String>? {
-        let sc = Array(pattern.unicodeScalars)
-        guard !hasTopLevelAlternation(sc) else { return nil }
-        var p = Parser(sc)
-        while let c = p.peek {
-            if c == "^" { p.i += 1; continue }
-            if c == "\\", p.i + 1 < sc.count, sc[p.i + 1] == "b" { p.i += 2; continue }
-            if c == "(", p.i + 1 < sc.count, sc[p.i + 1] == "?" {
-                var j = p.i + 2
-                while j < sc.count, "imsU-".unicodeScalars.contains(sc[j]) { j += 1 }
-                if j < sc.count, sc[j] == ")", j > p.i + 2 { p.i = j + 1; continue }
+    /// Where every match of a pattern starts: within `skip` UTF-16 units of the match's start, one of
+    /// `literals` (lowercase ASCII, none empty) begins. The pattern then needs trying only at those
+    /// places (each occurrence of a literal, and up to `skip` units before it). nil when the
+    /// pattern gives no such set: an alternative that can start anywhere, a repetition in front.
+    static func leads(_ pattern: String) -> (literals: Set<String>, skip: Int)? {
+        var p = Parser(Array(pattern.unicodeScalars))
+        guard let lead = p.leadAlternation(), p.i == p.s.count, !p.failed,
+              let set = lead.literals, !set.isEmpty, !set.contains(""), lead.skip <= maxSkip else { return nil }
+        return (set, lead.skip)
+    }
+
+    static let maxSkip = 8
+
+    /// What the start of a node's matches looks like, for `leads`: up to `skip` UTF-16 units, then
+    /// one of `literals` (nil: none known, the node only skips). `complete`: nothing follows the
+    /// literal within the node, so the next node's literals extend it.
+    struct Lead {
+        var skip: Int
+        var literals: Set<String>?
+        var complete: Bool
+
+        /// Zero width: an assertion, a flag, an empty group.
+        static let empty = Lead(skip: 0, literals: [""], complete: true)
+        static func skipping(_ n: Int) -> Lead { Lead(skip: n, literals: nil, complete: false) }
+        /// Any length: nothing after it leads (and a pattern that starts with it has no lead).
+        static let anywhere = skipping(1 << 20)
+        /// The literals are just the empty string (compared without building a set).
+        var zeroWidth: Bool { if let l = literals { return l.count == 1 && l.first == "" } else { return false } }
+        var onlySkips: Bool { literals == nil || zeroWidth }
+
+        func then(_ b: Lead) -> Lead {
+            if onlySkips {
+                let more = b.onlySkips ? (b.zeroWidth ? literals : nil) : b.literals
+                return Lead(skip: skip + b.skip, literals: more, complete: b.onlySkips ? complete && b.complete : b.complete)
             }
-            break
+            guard complete, let mine = literals else { return self }
+            if b.zeroWidth { return Lead(skip: skip, literals: mine, complete: b.complete) }
+            guard b.skip == 0, let theirs = b.literals, mine.count * theirs.count <= maxExact else {
+                return Lead(skip: skip, literals: mine, complete: false)
+            }
+            var next = Set<String>()
+            for x in mine { for y in theirs { next.insert(x + y) } }
+            return Lead(skip: skip, literals: next, complete: b.complete)
         }
-        guard p.peek == "(" else { return nil }
-        if p.i + 2 < sc.count, sc[p.i + 1] == "?", sc[p.i + 2] == "=" || sc[p.i + 2] == "!" || (sc[p.i + 2] == "<" && p.i + 3 < sc.count && (sc[p.i + 3] == "=" || sc[p.i + 3] == "!")) {
-            return nil
+
+        static func either(_ options: [Lead]) -> Lead? {
+            if options.allSatisfy(\.onlySkips) {
+                let widest = options.map(\.skip).max() ?? 0
+                return options.allSatisfy({ $0.zeroWidth && $0.skip == 0 }) ? .empty : .skipping(widest)
+            }
+            var all = Set<String>()
+            for o in options {
+                guard let l = o.literals, !o.zeroWidth else { return nil }   // one alternative starts anywhere
+                all.formUnion(l)
+            }
+            return Lead(skip: options.map(\.skip).max() ?? 0, literals: all, complete: options.allSatisfy(\.complete))
         }
-        guard let info = p.group(), !p.failed else { return nil }
-        if let q = p.peek, q == "?" || q == "*" || q == "{" { return nil }
-        guard case .exact(let set) = info, !set.isEmpty, !set.contains("") else { return nil }
-        return set
     }
 
     static func hasTopLevelAlternation(_ sc: [Unicode.Scalar]) -> Bool {
@@ -249,6 +281,121 @@ enum ValeLiterals {
             return lookaround ? .exact([""]) : inner
         }
 
+        // MARK: Leads (see `ValeLiterals.leads`)
+
+        mutating func leadAlternation() -> Lead? {
+            var options: [Lead] = []
+            while true {
+                guard let c = leadConcatenation() else { return nil }
+                options.append(c)
+                if peek == "|" { i += 1; continue }
+                break
+            }
+            return options.count == 1 ? options[0] : Lead.either(options)
+        }
+
+        mutating func leadConcatenation() -> Lead? {
+            var lead = Lead.empty
+            while let c = peek, c != "|", c != ")" {
+                guard let atom = leadAtom(), let q = leadQuantified(atom) else { return nil }
+                lead = lead.then(q)
+            }
+            return lead
+        }
+
+        mutating func leadQuantified(_ atom: Lead) -> Lead? {
+            var result = atom
+            while let c = peek {
+                var mn = 1, mx: Int? = 1
+                if c == "?" { mn = 0; i += 1 }
+                else if c == "*" { mn = 0; mx = nil; i += 1 }
+                else if c == "+" { mx = nil; i += 1 }
+                else if c == "{" {
+                    var j = i + 1
+                    func number() -> Int? {
+                        var d = ""
+                        while j < s.count, s[j].isASCII, s[j].properties.numericType == .decimal { d.unicodeScalars.append(s[j]); j += 1 }
+                        return Int(d)
+                    }
+                    guard let lo = number(), j < s.count else { failed = true; return nil }
+                    mn = lo; mx = lo
+                    if s[j] == "," { j += 1; mx = number() }
+                    guard j < s.count, s[j] == "}" else { failed = true; return nil }
+                    i = j + 1
+                } else { break }
+                if peek == "?" || peek == "+" { i += 1 } // lazy, possessive
+                if result.onlySkips {
+                    if result.zeroWidth && result.skip == 0 { result = .empty }
+                    else if let mx, mx <= 4 { result = .skipping(result.skip * mx) }
+                    else { result = .anywhere }
+                } else if mn == 0 {
+                    // Empty, or the literals: a literal before it still leads, extended or not.
+                    guard result.skip == 0, var l = result.literals else { result = .anywhere; continue }
+                    l.insert("")
+                    result = Lead(skip: 0, literals: l, complete: mx == 1 && result.complete)
+                } else if mx != 1 || mn != 1 {
+                    result.complete = false
+                }
+            }
+            return result
+        }
+
+        mutating func leadAtom() -> Lead? {
+            guard let c = peek else { return nil }
+            switch c {
+            case "(": return leadGroup()
+            case "[":
+                guard let info = charClass() else { return nil }
+                if case .exact(let set) = info { return Lead(skip: 0, literals: set, complete: true) }
+                return .skipping(2)          // one character: at most two UTF-16 units
+            case "\\":
+                let start = i
+                guard let e = escape(inClass: false) else { return nil }
+                guard let info = e else { return .skipping(s[start + 1] == "s" ? 1 : 2) }
+                if case .exact(let set) = info { return Lead(skip: 0, literals: set, complete: true) }
+                return .skipping(2)
+            case ".": i += 1; return .skipping(2)
+            case "^", "$": i += 1; return .empty
+            case "*", "+", "?", "{": failed = true; return nil
+            default:
+                i += 1
+                guard c.isASCII else { return .skipping(2) }
+                return Lead(skip: 0, literals: [String(Character(c)).lowercased()], complete: true)
+            }
+        }
+
+        mutating func leadGroup() -> Lead? {
+            i += 1 // (
+            var lookaround = false
+            if peek == "?" {
+                i += 1
+                guard let c = peek else { failed = true; return nil }
+                switch c {
+                case ":", ">": i += 1
+                case "=", "!": i += 1; lookaround = true
+                case "<":
+                    i += 1
+                    if peek == "=" || peek == "!" { i += 1; lookaround = true }
+                    else { guard skipName(until: ">") else { return nil } }
+                case "P":
+                    i += 1
+                    guard peek == "<" else { failed = true; return nil }
+                    i += 1
+                    guard skipName(until: ">") else { return nil }
+                case "'":
+                    i += 1
+                    guard skipName(until: "'") else { return nil }
+                default:
+                    while let f = peek, "imsnU-".unicodeScalars.contains(f) { i += 1 }
+                    if peek == ")" { i += 1; return .empty }
+                    if peek == ":" { i += 1 } else { failed = true; return nil }
+                }
+            }
+            guard let inner = leadAlternation(), peek == ")" else { failed = true; return nil }
+            i += 1
+            return lookaround ? .empty : inner
+        }
+
         mutating func skipName(until end: Unicode.Scalar) -> Bool {
             while let c = peek, c != end {
                 guard c.properties.isAlphabetic || c.properties.numericType == .decimal || c == "_" else { failed = true; return false }
@@ -331,6 +478,8 @@ struct ValePrefilter: Sendable {
     private var anchorIDs: [ObjectIdentifier: Int] = [:]
     /// Per state: (anchor id, literal length) of the leading literals ending there.
     private var anchorOut: [[(Int32, Int32)]] = []
+    /// By anchor id: how far before a leading literal its matches may start (UTF-16 units).
+    private var anchorSkip: [Int] = []
     var count: Int { ids.count }
 
     /// What one pass over a block found.
@@ -352,10 +501,11 @@ struct ValePrefilter: Sendable {
             let id = ids.count
             ids[ObjectIdentifier(re)] = id
             for l in set { literals.append((l, id)) }
-            if let pre = ValeLiterals.prefixes(re.translated) {
+            if let lead = ValeLiterals.leads(re.translated) {
                 let aid = anchorIDs.count
                 anchorIDs[ObjectIdentifier(re)] = aid
-                for l in pre { anchors.append((l, aid)) }
+                anchorSkip.append(lead.skip)
+                for l in lead.literals { anchors.append((l, aid)) }
             }
         }
         guard !literals.isEmpty else { return }
@@ -364,19 +514,21 @@ struct ValePrefilter: Sendable {
         for (l, _) in literals + anchors { for b in l.utf8 where classOf[Int(b)] == 0 { classOf[Int(b)] = UInt8(truncatingIfNeeded: next); next += 1 } }
         guard next < 256 else { ids = [:]; return }
         width = next
-        // Trie.
-        var trie: [[Int32]] = [[Int32](repeating: -1, count: width)]
+        // Trie: `width` entries per state, in one array (a state's own array each cost an allocation).
+        var trie = [Int32](repeating: -1, count: width)
+        var states = 1
         var out: [[Int32]] = [[]]
         var aout: [[(Int32, Int32)]] = [[]]
         func insert(_ l: String) -> Int {
             var st = 0
             for b in l.utf8 {
                 let c = Int(classOf[Int(b)])
-                if trie[st][c] < 0 {
-                    trie[st][c] = Int32(trie.count)
-                    trie.append([Int32](repeating: -1, count: width)); out.append([]); aout.append([])
+                if trie[st * width + c] < 0 {
+                    trie[st * width + c] = Int32(states)
+                    states += 1
+                    trie.append(contentsOf: repeatElement(-1, count: width)); out.append([]); aout.append([])
                 }
-                st = Int(trie[st][c])
+                st = Int(trie[st * width + c])
             }
             return st
         }
@@ -388,14 +540,16 @@ struct ValePrefilter: Sendable {
             let st = insert(l)
             aout[st].append((Int32(aid), Int32(l.utf8.count)))
         }
-        // Failure links, breadth first, into a complete transition table.
-        let n = trie.count
-        var table = [Int32](repeating: 0, count: n * width)
+        // Failure links, breadth first, into a complete transition table (the trie's array, filled in).
+        let n = states
+        var table = trie
+        trie = []
         var fail = [Int32](repeating: 0, count: n)
         var queue: [Int] = []
+        queue.reserveCapacity(n)
         for c in 0..<width {
-            let t = trie[0][c]
-            if t >= 0 { table[c] = t; queue.append(Int(t)) } else { table[c] = 0 }
+            let t = table[c]
+            if t >= 0 { queue.append(Int(t)) } else { table[c] = 0 }
         }
         var head = 0
         while head < queue.count {
@@ -404,10 +558,9 @@ struct ValePrefilter: Sendable {
             if !out[f].isEmpty { for id in out[f] where !out[st].contains(id) { out[st].append(id) } }
             aout[st] += aout[f]
             for c in 0..<width {
-                let t = trie[st][c]
+                let t = table[st * width + c]
                 if t >= 0 {
                     fail[Int(t)] = table[f * width + c]
-                    table[st * width + c] = t
                     queue.append(Int(t))
                 } else {
                     table[st * width + c] = table[f * width + c]
@@ -454,7 +607,11 @@ struct ValePrefilter: Sendable {
     /// its matches are to be searched everywhere.
     func starts(_ re: ValeRegex, _ h: Hits?) -> [Int]? {
         guard let h, let aid = anchorIDs[ObjectIdentifier(re)] else { return nil }
-        return Array(Set(h.starts[aid])).sorted()
+        let skip = anchorSkip[aid]
+        if skip == 0 { return Array(Set(h.starts[aid])).sorted() }
+        var all = Set<Int>()
+        for p in h.starts[aid] { for k in 0...skip where p - k >= 0 { all.insert(p - k) } }
+        return all.sorted()
     }
 
     /// Whether a case mapping of `c` contains an ASCII character.

@@ -1,27 +1,108 @@
 import Foundation
 
-/// A compiled Vale pattern: Vale's regexp2 (.NET flavour, lookarounds allowed) run on ICU through
-/// `NSRegularExpression`. Offsets come back in Unicode scalars (Go runes), as Vale counts them.
+import CICURegex
+import Synchronization
+
+/// A compiled Vale pattern: Vale's regexp2 (.NET flavour, lookarounds allowed) run on ICU's regular
+/// expressions, called through their C API (`CICURegex`). Offsets come back in Unicode scalars (Go
+/// runes), as Vale counts them.
 ///
-/// `NSRegularExpression` is immutable and documented as thread-safe, so sharing one across tasks
-/// is safe; Foundation on Linux does not mark it `Sendable`, hence the unchecked conformance.
+/// Matching needs a matcher, which holds state: the compiled pattern (`prototype`) is never matched
+/// itself, only cloned, and each match borrows a clone from `idle` and gives it back.
 public final class ValeRegex: @unchecked Sendable {
+    // Why unchecked: `prototype` is only read after `init` (ICU documents `uregex_clone` as safe to
+    // call from several threads on one pattern), and every clone is used by one caller at a time,
+    // taken from and returned to `idle` under its mutex.
     public let pattern: String
     /// The pattern as handed to ICU (Go/.NET spellings translated).
     let translated: String
-    let re: NSRegularExpression
+    /// Capture groups in the pattern (group 0, the whole match, not counted).
+    let groupCount: Int
+    private let prototype: OpaquePointer
+    private let idle = Mutex<[Matcher]>([])
+
+    /// A clone of `prototype`. Unchecked: it moves between threads only through `idle`, and is used
+    /// by one caller at a time (see above).
+    private struct Matcher: @unchecked Sendable { let p: OpaquePointer }
+
+    public struct CompileError: Error, CustomStringConvertible {
+        public let pattern: String
+        public let code: Int32
+        public let offset: Int32
+        public var description: String { "ICU error \(code) at offset \(offset) of \(pattern)" }
+    }
 
     /// Compiles `pattern`, translating the Go/.NET spellings ICU does not know.
     public init(_ pattern: String) throws {
         self.pattern = pattern
         let t = Self.translate(pattern)
-        translated = t
-        do {
-            re = try NSRegularExpression(pattern: t, options: [])
-        } catch {
+        var compiled: OpaquePointer
+        var used = t
+        do { compiled = try Self.open(t) } catch {
             // .NET allows any lookbehind; ICU needs a bounded one: bound `+` and `*` inside it.
-            re = try NSRegularExpression(pattern: Self.boundLookbehinds(t), options: [])
+            used = Self.boundLookbehinds(t)
+            compiled = try Self.open(used)
         }
+        translated = used
+        prototype = compiled
+        var status: TKUErrorCode = 0
+        groupCount = max(0, Int(swift_uregex_groupCount(compiled, &status)))
+    }
+
+    deinit {
+        swift_uregex_close(prototype)
+        for m in idle.withLock({ $0 }) { swift_uregex_close(m.p) }
+    }
+
+    private static func open(_ pattern: String) throws -> OpaquePointer {
+        let units = Array(pattern.utf16)
+        var status: TKUErrorCode = 0
+        var pe = TKUParseError()
+        let re = units.withUnsafeBufferPointer { b in
+            swift_uregex_open(b.baseAddress, Int32(b.count), 0, &pe, &status)
+        }
+        guard let re, status <= 0 else {
+            if let re { swift_uregex_close(re) }
+            throw CompileError(pattern: pattern, code: status, offset: pe.offset)
+        }
+        return re
+    }
+
+    /// The same pattern for Foundation (Tengo scripts' `text.re_compile`).
+    static func foundation(_ pattern: String) throws -> NSRegularExpression {
+        let t = Self.translate(pattern)
+        do { return try NSRegularExpression(pattern: t, options: []) } catch {
+            return try NSRegularExpression(pattern: Self.boundLookbehinds(t), options: [])
+        }
+    }
+
+    /// Runs `body` with a matcher of this pattern set on `units` (which must stay alive meanwhile:
+    /// ICU reads the buffer in place), with plain bounds.
+    /// `otherwise` when no matcher can be made (ICU out of memory).
+    private func withMatcher<T>(_ units: UnsafeBufferPointer<UInt16>, otherwise: T, _ body: (OpaquePointer) -> T) -> T {
+        var status: TKUErrorCode = 0
+        let m = idle.withLock { $0.popLast()?.p } ?? swift_uregex_clone(prototype, &status)
+        guard let m, status <= 0 else { return otherwise }
+        defer { idle.withLock { $0.append(Matcher(p: m)) } }
+        // An empty buffer has no address; ICU wants one.
+        var empty: UInt16 = 0
+        if let base = units.baseAddress {
+            swift_uregex_setText(m, base, Int32(units.count), &status)
+        } else {
+            swift_uregex_setText(m, &empty, 0, &status)
+        }
+        return body(m)
+    }
+
+    private func match(_ m: OpaquePointer, _ text: ValeText) -> Match {
+        var status: TKUErrorCode = 0
+        var groups: [Range<Int>?] = []
+        groups.reserveCapacity(groupCount + 1)
+        for g in 0...groupCount {
+            let a = Int(swift_uregex_start(m, Int32(g), &status)), b = Int(swift_uregex_end(m, Int32(g), &status))
+            groups.append(a < 0 || status > 0 ? nil : text.scalarRange(a, b))
+        }
+        return Match(range: groups[0] ?? 0..<0, groups: groups)
     }
 
     static func boundLookbehinds(_ p: String) -> String {
@@ -155,90 +236,166 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// Every non-overlapping match in `text`.
     public func matches(in text: ValeText) -> [Match] {
-        let results = re.matches(in: text.string, options: [], range: NSRange(location: 0, length: text.utf16Count))
-        return results.map { r in
-            var groups: [Range<Int>?] = []
-            groups.reserveCapacity(r.numberOfRanges)
-            for g in 0..<r.numberOfRanges {
-                let nr = r.range(at: g)
-                groups.append(nr.location == NSNotFound ? nil : text.scalarRange(nr))
+        text.utf16.withUnsafeBufferPointer { units in
+            withMatcher(units, otherwise: []) { m in
+                var status: TKUErrorCode = 0
+                swift_uregex_useTransparentBounds(m, false, &status)
+                swift_uregex_useAnchoringBounds(m, true, &status)
+                var out: [Match] = []
+                while swift_uregex_findNext(m, &status), status <= 0 { out.append(match(m, text)) }
+                return out
             }
-            return Match(range: text.scalarRange(r.range), groups: groups)
+        }
+    }
+
+    /// How many non-overlapping matches `text` holds.
+    public func count(in text: ValeText) -> Int {
+        text.utf16.withUnsafeBufferPointer { units in
+            withMatcher(units, otherwise: 0) { m in
+                var status: TKUErrorCode = 0
+                swift_uregex_useTransparentBounds(m, false, &status)
+                swift_uregex_useAnchoringBounds(m, true, &status)
+                var n = 0
+                while swift_uregex_findNext(m, &status), status <= 0 { n += 1 }
+                return n
+            }
         }
     }
 
     /// The matches `matches(in:)` finds, when every match starts at one of `starts` (sorted UTF-16
     /// offsets): the pattern is tried there only, anchored, seeing the whole text around it.
     public func matches(in text: ValeText, startingAt starts: [Int]) -> [Match] {
-        var out: [Match] = []
-        var pos = 0
         let n = text.utf16Count
-        for c in starts where c >= pos && c < n {
-            guard let r = re.firstMatch(in: text.string, options: [.anchored, .withTransparentBounds, .withoutAnchoringBounds],
-                                        range: NSRange(location: c, length: n - c)) else { continue }
-            var groups: [Range<Int>?] = []
-            for g in 0..<r.numberOfRanges {
-                let nr = r.range(at: g)
-                groups.append(nr.location == NSNotFound ? nil : text.scalarRange(nr))
+        guard starts.contains(where: { $0 < n }) else { return [] }
+        return text.utf16.withUnsafeBufferPointer { units in
+            withMatcher(units, otherwise: []) { m in
+                var status: TKUErrorCode = 0
+                // Lookarounds and \b see past the region; ^ and $ only at the text's own ends.
+                swift_uregex_useTransparentBounds(m, true, &status)
+                swift_uregex_useAnchoringBounds(m, false, &status)
+                var out: [Match] = []
+                var pos = 0
+                for c in starts where c >= pos && c < n {
+                    status = 0
+                    swift_uregex_setRegion(m, Int32(c), Int32(n), &status)
+                    guard status <= 0, swift_uregex_lookingAt(m, -1, &status), status <= 0 else { continue }
+                    let r = match(m, text)
+                    out.append(r)
+                    let a = Int(swift_uregex_start(m, 0, &status)), b = Int(swift_uregex_end(m, 0, &status))
+                    pos = a + max(b - a, 1)
+                }
+                return out
             }
-            out.append(Match(range: text.scalarRange(r.range), groups: groups))
-            pos = r.range.location + max(r.range.length, 1)
         }
-        return out
     }
 
     /// Whether the pattern occurs anywhere in `s`.
     public func isMatch(_ s: String) -> Bool {
-        re.firstMatch(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length)) != nil
+        let units = Array(s.utf16)
+        return units.withUnsafeBufferPointer { b in
+            withMatcher(b, otherwise: false) { m in
+                var status: TKUErrorCode = 0
+                swift_uregex_useTransparentBounds(m, false, &status)
+                swift_uregex_useAnchoringBounds(m, true, &status)
+                return swift_uregex_findNext(m, &status) && status <= 0
+            }
+        }
     }
 
-    /// `s` with every match replaced by `template` (`$1` refers to groups).
+    /// `s` with every match replaced by `template`, as `NSRegularExpression` fills a template:
+    /// `$n` is group n (as many digits as the group count needs; a group that did not take part, or
+    /// does not exist, is empty), `\` takes the next character as it is.
     public func replace(_ s: String, template: String) -> String {
-        re.stringByReplacingMatches(in: s, options: [], range: NSRange(location: 0, length: (s as NSString).length),
-                                    withTemplate: template)
+        let units = Array(s.utf16)
+        let found: [[Range<Int>?]] = units.withUnsafeBufferPointer { b in
+            withMatcher(b, otherwise: []) { m in
+                var status: TKUErrorCode = 0
+                swift_uregex_useTransparentBounds(m, false, &status)
+                swift_uregex_useAnchoringBounds(m, true, &status)
+                var out: [[Range<Int>?]] = []
+                while swift_uregex_findNext(m, &status), status <= 0 {
+                    out.append((0...groupCount).map { g in
+                        let a = Int(swift_uregex_start(m, Int32(g), &status)), e = Int(swift_uregex_end(m, Int32(g), &status))
+                        return a < 0 ? nil : a..<e
+                    })
+                }
+                return out
+            }
+        }
+        if found.isEmpty { return s }
+        let t = Array(template.utf16)
+        var digits = 1, magnitude = 10
+        while magnitude < groupCount + 1 && digits < 20 { digits += 1; magnitude *= 10 }
+        var out: [UInt16] = []
+        out.reserveCapacity(units.count)
+        var last = 0
+        for groups in found {
+            guard let whole = groups[0] else { continue }
+            out.append(contentsOf: units[last..<whole.lowerBound])
+            var i = 0
+            while i < t.count {
+                let c = t[i]
+                if c == 0x5C {                                   // \: the next character as it is
+                    if i + 1 < t.count { out.append(t[i + 1]) }
+                    i += 2
+                } else if c == 0x24 {                            // $n
+                    var j = i + 1, number = -1
+                    while j < t.count, j < i + 1 + digits, t[j] >= 0x30, t[j] <= 0x39 {
+                        number = max(number, 0) * 10 + Int(t[j] - 0x30); j += 1
+                    }
+                    if number < 0 { out.append(c); i += 1; continue }
+                    if number < groups.count, let g = groups[number] { out.append(contentsOf: units[g]) }
+                    i = j
+                } else {
+                    out.append(c); i += 1
+                }
+            }
+            last = whole.upperBound
+        }
+        out.append(contentsOf: units[last...])
+        return String(decoding: out, as: UTF16.self)
     }
 
-    /// Named-group index, or nil.
-    func groupNames() -> Int { re.numberOfCaptureGroups }
+    /// The number of capture groups.
+    func groupNames() -> Int { groupCount }
 }
 
 /// A block of text with UTF-16 ↔ scalar conversion for regex results.
-public struct ValeText {
+public struct ValeText: Sendable {
     public let string: String
     public let scalars: [Unicode.Scalar]
-    let utf16Count: Int
+    /// The text as ICU reads it.
+    let utf16: [UInt16]
+    var utf16Count: Int { utf16.count }
     /// utf16 offset → scalar index; nil when every scalar is one UTF-16 unit.
     private let map: [Int]?
 
     public init(_ s: String) {
         string = s
         scalars = Array(s.unicodeScalars)
-        var u = 0
-        var needsMap = false
-        for sc in scalars where sc.value > 0xFFFF { needsMap = true; break }
-        if needsMap {
+        utf16 = Array(s.utf16)
+        if utf16.count != scalars.count {
             var m: [Int] = []
-            m.reserveCapacity(scalars.count * 2 + 1)
+            m.reserveCapacity(utf16.count + 1)
             for (i, sc) in scalars.enumerated() {
                 m.append(i)
                 if sc.value > 0xFFFF { m.append(i) }
             }
             m.append(scalars.count)
-            u = m.count - 1
             map = m
         } else {
-            u = scalars.count
             map = nil
         }
-        utf16Count = u
     }
 
-    func scalarRange(_ r: NSRange) -> Range<Int> {
-        guard let map else { return r.location..<(r.location + r.length) }
-        let lo = map[min(r.location, map.count - 1)]
-        let hi = map[min(r.location + r.length, map.count - 1)]
+    func scalarRange(_ lo16: Int, _ hi16: Int) -> Range<Int> {
+        guard let map else { return lo16..<max(lo16, hi16) }
+        let lo = map[min(lo16, map.count - 1)]
+        let hi = map[min(hi16, map.count - 1)]
         return lo..<max(lo, hi)
     }
+
+    func scalarRange(_ r: NSRange) -> Range<Int> { scalarRange(r.location, r.location + r.length) }
 
     /// The text of scalars `r` (clamped).
     public func slice(_ r: Range<Int>) -> String {

@@ -1,8 +1,17 @@
 import Foundation
+import Synchronization
 
 /// Sentence splitting close to Vale's Punkt tokenizer for ordinary prose.
 enum ValeSentences {
     static let abbreviations: Set<String> = ["e.g", "i.e", "etc", "vs", "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "no", "fig", "cf", "al", "inc", "ltd", "co"]
+
+    static let closers: Set<Unicode.Scalar> = [".", "!", "?", "\"", "'", ")", "”", "’", "]"]
+    static let openers: Set<Unicode.Scalar> = ["\"", "“", "'", "(", "["]
+
+    /// Unicode's White_Space, without the property look-up for ASCII.
+    @inline(__always) static func isSpace(_ c: Unicode.Scalar) -> Bool {
+        c.value < 0x80 ? c.value == 32 || (c.value >= 9 && c.value <= 13) : c.properties.isWhitespace
+    }
 
     static func split(_ text: String) -> [String] {
         let sc = Array(text.unicodeScalars)
@@ -13,16 +22,16 @@ enum ValeSentences {
             let c = sc[i]
             if c == "." || c == "!" || c == "?" {
                 var j = i + 1
-                while j < sc.count, [".", "!", "?", "\"", "'", ")", "”", "’", "]"].contains(sc[j]) { j += 1 }
-                guard j < sc.count, sc[j].properties.isWhitespace else { i = j; continue }
+                while j < sc.count, closers.contains(sc[j]) { j += 1 }
+                guard j < sc.count, isSpace(sc[j]) else { i = j; continue }
                 var k = j
-                while k < sc.count, sc[k].properties.isWhitespace { k += 1 }
+                while k < sc.count, isSpace(sc[k]) { k += 1 }
                 if k >= sc.count { break }
                 let next = sc[k]
-                let startsNew = next.properties.isUppercase || next.properties.numericType != nil || ["\"", "“", "'", "(", "["].contains(next)
+                let startsNew = next.properties.isUppercase || next.properties.numericType != nil || openers.contains(next)
                 // The word before the period.
                 var w = i - 1
-                while w >= start, !sc[w].properties.isWhitespace { w -= 1 }
+                while w >= start, !isSpace(sc[w]) { w -= 1 }
                 var word = String(String.UnicodeScalarView(sc[(w + 1)..<i])).lowercased()
                 while word.hasPrefix("(") || word.hasPrefix("\"") { word.removeFirst() }
                 let abbrev = c == "." && (abbreviations.contains(word) || (word.count == 1 && word.first!.isLetter))
@@ -49,9 +58,19 @@ enum ValeCase {
     static let chicagoSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "the", "to", "up", "as", "via", "vs", "from", "into", "with", "over", "per"]
     static let tokenRe = try? ValeRegex("[\\p{N}\\p{L}*]+[^\\s]*")
 
+    /// The token pattern with a rule's exceptions in front, compiled once per exception pattern.
+    private static let tokenReWithExceptions = Mutex<[String: ValeRegex]>([:])
+
     static func tokens(_ s: String, _ except: ValeRegex?) -> [String] {
         var re = tokenRe
-        if let e = except { re = (try? ValeRegex(e.pattern + "|[\\p{N}\\p{L}*]+[^\\s]*")) ?? tokenRe }
+        if let e = except {
+            re = tokenReWithExceptions.withLock { cache in
+                if let known = cache[e.pattern] { return known }
+                let made = (try? ValeRegex(e.pattern + "|[\\p{N}\\p{L}*]+[^\\s]*")) ?? tokenRe
+                if let made { cache[e.pattern] = made }
+                return made
+            }
+        }
         guard let re else { return [] }
         let t = ValeText(s)
         return re.matches(in: t).map { t.slice($0.range) }

@@ -8,7 +8,7 @@ import Yams
 enum ValeYAML {
     static func load(_ text: String) throws -> Any? {
         do {
-            return try Yams.load(yaml: text)
+            return try parse(text)
         } catch let YamlError.duplicatedKeysInMapping(duplicates, _) {
             var current = text
             var keys = Set(duplicates)
@@ -17,15 +17,62 @@ enum ValeYAML {
                 guard let deduplicated = keepingLastOfRepeatedKeys(current, keys: keys), deduplicated != current else { break }
                 current = deduplicated
                 do {
-                    return try Yams.load(yaml: current)
+                    return try parse(current)
                 } catch let YamlError.duplicatedKeysInMapping(more, _) {
                     keys.formUnion(more)
                 } catch {
                     break
                 }
             }
-            return try Yams.load(yaml: text)   // the original error
+            return try parse(text)   // the original error
         }
+    }
+
+    /// What `Yams.load(yaml:)` gives, without its cost: Yams decides the type of every plain scalar
+    /// by trying seven regular expressions on it (bool, int, float, null, timestamp, merge, value),
+    /// a fifth of loading a pack. Here the tree is composed without that, and only a scalar that
+    /// one of them could match (`mayBeTyped`) is handed to Yams' own resolver and constructor. A
+    /// document with merge keys, aliases or tagged collections is loaded by Yams as it is.
+    static func parse(_ text: String) throws -> Any? {
+        guard let root = try Yams.compose(yaml: text, .basic, .default, .utf8) else { return nil }
+        do { return try value(root) } catch is Unusual {
+            return try Yams.load(yaml: text, .default, .default, .utf8)
+        }
+    }
+
+    private struct Unusual: Error {}
+
+    private static func value(_ node: Node) throws -> Any {
+        switch node {
+        case .scalar(let s):
+            guard s.tag.description == Tag.Name.implicit.rawValue else { return node.any }
+            if s.style != .plain || !mayBeTyped(s.string) { return s.string }
+            return Node.scalar(Node.Scalar(s.string, Tag(.implicit), s.style)).any
+        case .mapping(let m):
+            guard [Tag.Name.implicit.rawValue, Tag.Name.map.rawValue].contains(m.tag.description) else { throw Unusual() }
+            var out: [AnyHashable: Any] = [:]
+            for (k, v) in m {
+                // Yams takes a key's text as it is; `<<` merges another mapping in.
+                guard case .scalar(let key) = k, !(key.string == "<<" && key.style == .plain) else { throw Unusual() }
+                out[key.string] = try value(v)
+            }
+            return out
+        case .sequence(let q):
+            guard [Tag.Name.implicit.rawValue, Tag.Name.seq.rawValue].contains(q.tag.description) else { throw Unusual() }
+            return try q.map(value)
+        case .alias:
+            throw Unusual()
+        }
+    }
+
+    static let typedWords: Set<String> = ["yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False",
+                                          "FALSE", "on", "On", "ON", "off", "Off", "OFF", "null", "Null", "NULL"]
+
+    /// Whether one of Yams' default resolver rules could match `s` (each starts with a digit, a
+    /// sign, a dot, `~`, `<<` or `=`, or is one of `typedWords` or empty).
+    static func mayBeTyped(_ s: String) -> Bool {
+        guard let first = s.utf8.first else { return true }
+        return "0123456789+-.~<=".utf8.contains(first) || typedWords.contains(s)
     }
 
     /// The text without the earlier entries of each of `keys` repeated in one block mapping (same

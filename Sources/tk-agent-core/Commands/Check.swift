@@ -58,9 +58,12 @@ extension TKAgent {
                 }
                 targets = ["-"]
             }
+            let cwd = FileManager.default.currentDirectoryPath
+            // The team's Vale styles: the .vale.ini Vale would find from the working folder, read
+            // and compiled while the rest gets ready.
+            let valeLoad = Background { ValeEngine.discover(from: cwd) }
             HeuristicsEngine.warmUp()
             let fmt: Format = json ? .json : (format ?? .text)
-            let cwd = FileManager.default.currentDirectoryPath
             var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)
             var report = CheckReport()
             var sources: [CheckFormats.Source] = []
@@ -74,6 +77,9 @@ extension TKAgent {
             var spellingProblems = Set<String>()
 
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
+                // The team's Vale styles run on the other core meanwhile.
+                let valePath = vale.map { Self.valePath(display, $0) }
+                let valeRun = vale.map { v in Background { v.findings(bytes: bytes, relativePath: valePath ?? display) } }
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
                 let t1 = clock.now
@@ -86,7 +92,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let vale { findings = Finding.merged(findings, vale.findings(bytes: bytes, relativePath: Self.valePath(display, vale))) }
+                if let valeRun { findings = Finding.merged(findings, valeRun.value) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -95,14 +101,12 @@ extension TKAgent {
                 if fmt == .rdjsonl || fmt == .sarif { sources.append(CheckFormats.Source(path: display, bytes: bytes, findings: findings)) }
             }
 
-            // The team's Vale styles: the .vale.ini Vale would find from the working folder.
-            let vale = ValeEngine.discover(from: cwd)
-            for p in vale?.problems ?? [] { printError(p) }
-
             // Spelling: the dictionary loads on another thread while the documents are read and parsed.
             if let first = targets.first(where: { $0 != "-" }) {
                 session.preloadSpelling(for: FileSystem.absolute(first, cwd: cwd))
             }
+            let vale = valeLoad.value
+            for p in vale?.problems ?? [] { printError(p) }
             var stdinDone = false
             for target in targets {
                 if target == "-" {

@@ -120,23 +120,41 @@ import Testing
 
 @Suite struct ValeAnchoredTests {
     @Test func leadingLiterals() {
-        #expect(ValeLiterals.prefixes("(?i)(?m)\\b(?:very|Quite)\\b") == ["very", "quite"])
-        #expect(ValeLiterals.prefixes("(?i)\\b(am|is)\\b\\s*\\b(?:[\\w]+ed|awoken)\\b") == ["am", "is"])
-        #expect(ValeLiterals.prefixes("\\b(?:very|quite)?x") == nil)          // optional group
-        #expect(ValeLiterals.prefixes("(?:very|quite)|x") == nil)             // alternation outside it
-        #expect(ValeLiterals.prefixes("(?<=a)(?:b|c)") == nil)
-        #expect(ValeLiterals.prefixes("(?:\\w+ly|very)") == nil)
+        func leads(_ p: String) -> [String]? { ValeLiterals.leads(p).map { $0.literals.sorted() } }
+        func skip(_ p: String) -> Int? { ValeLiterals.leads(p)?.skip }
+        #expect(leads("(?i)(?m)\\b(?:very|Quite)\\b") == ["quite", "very"])
+        #expect(leads("(?i)\\b(am|is)\\b\\s*\\b(?:[\\w]+ed|awoken)\\b") == ["am", "is"])
+        #expect(leads("\\b(?:very|quite)?x") == ["quitex", "veryx", "x"])      // an optional group extends
+        #expect(leads("(?:very|quite)|x") == ["quite", "very", "x"])            // alternation at the top
+        #expect(leads("(?<=a)(?:b|c)") == ["b", "c"])                           // a lookbehind is zero-width
+        #expect(leads("(?:\\w+ly|very)") == nil)                              // one alternative starts anywhere
+        #expect(leads("a*b") == nil)
+        #expect(leads("\\w+ly") == nil)
+        // Literals not at the start: the match may begin a few units before them.
+        #expect(leads("(?:^|\\s)I(?=\\s)|\\bme\\b") == ["i", "me"])
+        #expect(skip("(?:^|\\s)I(?=\\s)|\\bme\\b") == 1)
+        #expect(leads("[a-z][.?!] {2,}[A-Z]") == ["! ", ". ", "? "])         // a small class is literals
+        #expect(skip("[a-z][.?!] {2,}[A-Z]") == 2)                             // one character before them
+        #expect(leads("[a-z]\\.\\s+[A-Z]") == ["."])
+        #expect(leads("\\s+x") == nil)                                         // no bound before the literal
+        // A literal followed by a lookahead or a repetition still leads.
+        #expect(leads("(?i)(?m)\\b(?:all of (?!a sudden|these)|a (?:large)? majority of)\\b")
+                == ["a  majority of", "a large majority of", "all of "])
+        #expect(leads("(?:foo)*bar") == nil)
+        #expect(leads("x(?:foo)*bar") == ["x", "xfoo"])
     }
 
     /// Anchored matching at the literals' starts finds what a scan of the whole text finds,
     /// word boundaries and lookbehinds seeing the text before the start.
     @Test func anchoredMatchesEqualTheScan() throws {
         let patterns = ["(?i)(?m)\\b(?:very|quite|e\\.g\\.)\\b", "(?i)\\b(am|is|be)\\b\\s*\\b(?:[\\w]+ed|born)\\b",
-                        "(?m)^(?:Note|Tip)\\b", "(?:ab|abc)(?<=c)"]
+                        "(?m)^(?:Note|Tip)\\b", "(?:ab|abc)(?<=c)", "(?i)(?:^|\\s)I(?=\\s)|\\bme\\b",
+                        "(?i)\\b(?:all of (?!a sudden|these)|a (?:large)? majority of)\\b", "[a-z]\\.\\s?Note"]
         let res = try patterns.map { try ValeRegex($0) }
         let pf = ValePrefilter(res)
         let texts = ["Very good, quite veryquite very. E.g. this", "It is finished and I am born. This is bed.",
-                     "x Note\nNote: Tip", "xabc abc ab", "É very — quite"]
+                     "x Note\nNote: Tip", "xabc abc ab", "É very — quite", "I think I\tmean me, and i said: I",
+                     "All of these, all of them, all of a sudden; a large majority of you", "end. Note a.Note"]
         for t in texts {
             let text = ValeText(t)
             let h = pf.hits(t)

@@ -1,0 +1,29 @@
+import Dispatch
+
+/// A value computed on another thread while the caller goes on: `check` loads a team's Vale styles
+/// while it reads its configuration and dictionaries, and lints a document with them while the
+/// heuristics run, on the machine's other core.
+///
+/// `@unchecked Sendable` is safe because `result` is written once, by the background block, before
+/// it signals `done`, and read only by `value` after `done` was waited on, which orders the write
+/// before the read; `waited` is touched only by `value`, on the one thread that owns this.
+public final class Background<T: Sendable>: @unchecked Sendable {
+    private var result: T?
+    private let done = DispatchSemaphore(value: 0)
+    private var waited = false
+
+    public init(_ work: @escaping @Sendable () -> T) {
+        DispatchQueue.global(qos: .userInitiated).async { [self] in
+            result = work()
+            done.signal()
+        }
+    }
+
+    /// The value, once computed (blocks until then).
+    public var value: T {
+        if !waited { done.wait(); waited = true }
+        // `result` is set before `done` is signalled: only a block that never returned leaves it nil.
+        guard let result else { preconditionFailure("Background: the work did not finish") }
+        return result
+    }
+}
