@@ -185,7 +185,7 @@ extension TKAgent {
             }
             switch fmt {
             case .json:
-                FileHandle.standardOutput.write(Data(try JSON.encode(report)))
+                FileHandle.standardOutput.write(Data(report.jsonBytes()))
             case .line:
                 FileHandle.standardOutput.write(Data(report.lines().utf8))
             case .rdjsonl:
