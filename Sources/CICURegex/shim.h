@@ -1,7 +1,8 @@
 // ICU's regular expressions (uregex), called directly. Foundation on Linux ships ICU as
-// lib_FoundationICU with every C symbol prefixed `swift_`; it is already loaded by Foundation, and
-// its headers are not installed, so the few declarations tk-agent uses are spelled out here from
-// ICU's stable C API (unicode/uregex.h, ICU 76).
+// lib_FoundationICU with every C symbol prefixed `swift_`: linked into the binary with the rest of
+// Foundation by `--static-swift-stdlib` (the shipped build), the toolchain's shared library in a
+// debug build. Its headers are not installed, so the few declarations tk-agent uses are spelled
+// out here from ICU's stable C API (unicode/uregex.h, ICU 76).
 //
 // Why not NSRegularExpression: each of its calls copies the whole string into UTF-16 again, wraps
 // each match in an object, and an anchored search is a full search stopped by a callback. Vale's
