@@ -155,7 +155,8 @@ final class ValeFileLinter {
         return alerts.sorted { $0.line != $1.line ? $0.line < $1.line : $0.span.0 < $1.span.0 }
     }
 
-    var extParts: [String] { ext.split(separator: ".").map(String.init) }
+    /// The extension's parts (`md`), the last selectors of every block's scope.
+    lazy var extParts: [String] = ext.split(separator: ".").map(String.init)
 
     static func grouped(_ p: String) -> String {
         (try? ValeRegex(p))?.groupNames() ?? 0 > 0 ? p : "(" + p + ")"
@@ -445,6 +446,14 @@ final class ValeFileLinter {
     }
 
     static func whitespaceToSpace(_ s: String) -> String {
+        // Most messages have nothing to change: a single space between words, no other white space.
+        var previousSpace = false, changes = false
+        for b in s.utf8 {
+            if b == 32 { if previousSpace { changes = true; break }; previousSpace = true }
+            else if b >= 9 && b <= 13 { changes = true; break }
+            else { previousSpace = false }
+        }
+        if !changes { return s }
         var out = ""
         var lastSpace = false
         for c in s.unicodeScalars {

@@ -372,8 +372,21 @@ public struct ValeText: Sendable {
 
     public init(_ s: String) {
         string = s
-        scalars = Array(s.unicodeScalars)
-        utf16 = Array(s.utf16)
+        // One pass over the text for both views.
+        var sc: [Unicode.Scalar] = [], u: [UInt16] = []
+        sc.reserveCapacity(s.utf8.count)
+        u.reserveCapacity(s.utf8.count)
+        for c in s.unicodeScalars {
+            sc.append(c)
+            if c.value > 0xFFFF {
+                let v = c.value - 0x10000
+                u.append(UInt16(0xD800 + (v >> 10))); u.append(UInt16(0xDC00 + (v & 0x3FF)))
+            } else {
+                u.append(UInt16(c.value))
+            }
+        }
+        scalars = sc
+        utf16 = u
         if utf16.count != scalars.count {
             var m: [Int] = []
             m.reserveCapacity(utf16.count + 1)

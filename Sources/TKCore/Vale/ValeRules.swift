@@ -146,22 +146,41 @@ public struct ValeStyles: Sendable {
                 if fm.fileExists(atPath: p) { files.append((named, p)) }
             }
         }
-        for (name, path) in files {
-            guard let d = try? Data(contentsOf: URL(fileURLWithPath: path)) else {
-                out.problems.append("\(path): cannot read"); continue
-            }
-            hasher.add(Array(name.utf8)); hasher.add(d)
-            let text = String(decoding: d, as: UTF8.self)
+        // Each rule file is read, parsed and compiled on its own, on every core; then taken in, in
+        // order, with the bytes it hashed (the digest is the same as one file after another).
+        enum Outcome { case unread, compiled(Compiled), failed(String) }
+        let accepted = out.acceptedTokens
+        let ruleFiles = files
+        let results = Mutex<[(outcome: Outcome, text: [UInt8], hashed: [[UInt8]])]>(
+            Array(repeating: (.unread, [], []), count: files.count))
+        DispatchQueue.concurrentPerform(iterations: files.count) { i in
+            let (name, path) = ruleFiles[i]
+            guard let d = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
+            let bytes = [UInt8](d)
+            var local = FNV64(logging: true)
+            let outcome: Outcome
             do {
-                guard let any = try ValeYAML.load(text), let map = any as? [String: Any] else {
-                    out.problems.append("\(path): not a YAML mapping; rule skipped"); continue
-                }
-                switch try compile(name: name, map, cfg: cfg, accepted: out.acceptedTokens, hasher: &hasher) {
-                case .rule(let r): out.rules[name] = r; out.order.append(name)
-                case .skipped(let why): out.skipped.append("\(name): \(why)")
+                if let any = try ValeYAML.load(String(decoding: bytes, as: UTF8.self)), let map = any as? [String: Any] {
+                    outcome = .compiled(try compile(name: name, map, cfg: cfg, accepted: accepted, hasher: &local))
+                } else {
+                    outcome = .failed("not a YAML mapping")
                 }
             } catch {
-                out.problems.append("\(path): \(Self.describe(error)); rule skipped")
+                outcome = .failed(Self.describe(error))
+            }
+            let hashed = local.log
+            results.withLock { $0[i] = (outcome, bytes, hashed) }
+        }
+        for (i, r) in results.withLock({ $0 }).enumerated() {
+            let (name, path) = files[i]
+            if case .unread = r.outcome { out.problems.append("\(path): cannot read"); continue }
+            hasher.add(Array(name.utf8)); hasher.add(r.text)
+            for chunk in r.hashed { hasher.add(chunk) }
+            switch r.outcome {
+            case .unread: break
+            case .compiled(.rule(let rule)): out.rules[name] = rule; out.order.append(name)
+            case .compiled(.skipped(let why)): out.skipped.append("\(name): \(why)")
+            case .failed(let why): out.problems.append("\(path): \(why); rule skipped")
             }
         }
         // The built-in style.
@@ -464,7 +483,12 @@ enum ValeRuleError: Error, CustomStringConvertible {
 /// 64-bit FNV-1a, for digests of configuration files.
 struct FNV64 {
     var h: UInt64 = 0xcbf29ce484222325
+    /// With `logging`, every chunk added, in order: another hasher can take them in later.
+    private(set) var log: [[UInt8]] = []
+    private var logging = false
+    init(logging: Bool = false) { self.logging = logging }
     mutating func add<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+        if logging { log.append(Array(bytes)) }
         for b in bytes { h ^= UInt64(b); h = h &* 0x100000001b3 }
     }
     var hex: String { String(h, radix: 16) }
