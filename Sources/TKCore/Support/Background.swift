@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// A value computed on another thread while the caller goes on: `check` loads a team's Vale styles
 /// while it reads its configuration and dictionaries, and lints a document with them while the
@@ -12,11 +13,15 @@ public final class Background<T: Sendable>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     private var waited = false
 
+    /// On a thread of its own: Dispatch's global queues also hold the heuristics' warm-up jobs,
+    /// and a value queued behind them waited for them on a 2-core machine.
     public init(_ work: @escaping @Sendable () -> T) {
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
+        let thread = Thread { [self] in
             result = work()
             done.signal()
         }
+        thread.stackSize = 8 << 20
+        thread.start()
     }
 
     /// The value, once computed (blocks until then).
