@@ -248,37 +248,45 @@ enum ValeLiterals {
             }
         }
 
-        mutating func group() -> Info? {
+        /// What a group's opening says about it.
+        enum Opening { case group, lookaround, flagsOnly }
+
+        /// Reads a group's opening, `(` and its `?…` part if any: nil (and `failed`) when unknown.
+        mutating func opening() -> Opening? {
             i += 1 // (
-            var lookaround = false
-            if peek == "?" {
+            guard peek == "?" else { return .group }
+            i += 1
+            guard let c = peek else { failed = true; return nil }
+            switch c {
+            case ":", ">": i += 1
+            case "=", "!": i += 1; return .lookaround
+            case "<":
                 i += 1
-                guard let c = peek else { failed = true; return nil }
-                switch c {
-                case ":", ">": i += 1
-                case "=", "!": i += 1; lookaround = true
-                case "<":
-                    i += 1
-                    if peek == "=" || peek == "!" { i += 1; lookaround = true }
-                    else { guard skipName(until: ">") else { return nil } }
-                case "P":
-                    i += 1
-                    guard peek == "<" else { failed = true; return nil }
-                    i += 1
-                    guard skipName(until: ">") else { return nil }
-                case "'":
-                    i += 1
-                    guard skipName(until: "'") else { return nil }
-                default:
-                    // Flags: (?i) (?-i) (?im-sx) or (?i: ...).
-                    while let f = peek, "imsnU-".unicodeScalars.contains(f) { i += 1 }
-                    if peek == ")" { i += 1; return .exact([""]) }
-                    if peek == ":" { i += 1 } else { failed = true; return nil }
-                }
+                if peek == "=" || peek == "!" { i += 1; return .lookaround }
+                guard skipName(until: ">") else { return nil }
+            case "P":
+                i += 1
+                guard peek == "<" else { failed = true; return nil }
+                i += 1
+                guard skipName(until: ">") else { return nil }
+            case "'":
+                i += 1
+                guard skipName(until: "'") else { return nil }
+            default:
+                // Flags: (?i) (?-i) (?im-sx) or (?i: ...).
+                while let f = peek, "imsnU-".unicodeScalars.contains(f) { i += 1 }
+                if peek == ")" { i += 1; return .flagsOnly }
+                if peek == ":" { i += 1 } else { failed = true; return nil }
             }
+            return .group
+        }
+
+        mutating func group() -> Info? {
+            guard let kind = opening() else { return nil }
+            if kind == .flagsOnly { return .exact([""]) }
             guard let inner = alternation(), peek == ")" else { failed = true; return nil }
             i += 1
-            return lookaround ? .exact([""]) : inner
+            return kind == .lookaround ? .exact([""]) : inner
         }
 
         // MARK: Leads (see `ValeLiterals.leads`)
@@ -365,35 +373,11 @@ enum ValeLiterals {
         }
 
         mutating func leadGroup() -> Lead? {
-            i += 1 // (
-            var lookaround = false
-            if peek == "?" {
-                i += 1
-                guard let c = peek else { failed = true; return nil }
-                switch c {
-                case ":", ">": i += 1
-                case "=", "!": i += 1; lookaround = true
-                case "<":
-                    i += 1
-                    if peek == "=" || peek == "!" { i += 1; lookaround = true }
-                    else { guard skipName(until: ">") else { return nil } }
-                case "P":
-                    i += 1
-                    guard peek == "<" else { failed = true; return nil }
-                    i += 1
-                    guard skipName(until: ">") else { return nil }
-                case "'":
-                    i += 1
-                    guard skipName(until: "'") else { return nil }
-                default:
-                    while let f = peek, "imsnU-".unicodeScalars.contains(f) { i += 1 }
-                    if peek == ")" { i += 1; return .empty }
-                    if peek == ":" { i += 1 } else { failed = true; return nil }
-                }
-            }
+            guard let kind = opening() else { return nil }
+            if kind == .flagsOnly { return .empty }
             guard let inner = leadAlternation(), peek == ")" else { failed = true; return nil }
             i += 1
-            return lookaround ? .empty : inner
+            return kind == .lookaround ? .empty : inner
         }
 
         mutating func skipName(until end: Unicode.Scalar) -> Bool {
