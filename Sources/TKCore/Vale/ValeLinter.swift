@@ -482,6 +482,10 @@ final class ValeFileLinter {
     static func format(_ msg: String, _ subs: [String]) -> String {
         // Vale's `CondSprintf` appends an empty argument and `%[n]s` for it, so that an unused
         // argument is no error (and a message ending in `%` prints `%[n]s`, as Vale's does).
+        if !msg.utf8.contains(37) { return msg }   // no `%`: only the empty `%[n]s` is added
+        // An ASCII message without a carriage return is one character a byte: read it as bytes
+        // (splitting it into Characters was a tenth of the rules' time on a chapter).
+        if msg.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) { return formatASCII(Array(msg.utf8), subs + [""]) }
         let subs = subs + [""]
         var out = ""
         var i = 0
@@ -507,6 +511,37 @@ final class ValeFileLinter {
             out.append(c); out.append(chars[k]); k += 1
         }
         return out
+    }
+
+    /// `format` for an ASCII message (`subs` with its empty last argument), on bytes.
+    static func formatASCII(_ msg: [UInt8], _ subs: [String]) -> String {
+        var chars = msg
+        chars.append(contentsOf: "%[\(subs.count)]s".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count + 32)
+        var i = 0, k = 0
+        while k < chars.count {
+            let c = chars[k]
+            k += 1
+            guard c == 37 else { out.append(c); continue }          // %
+            if chars[k] == 37 { out.append(37); k += 1; continue }
+            if chars[k] == 91, let close = chars[k...].firstIndex(of: 93),   // %[n]s
+               let n = Int(String(decoding: chars[(k + 1)..<close], as: UTF8.self)),
+               close + 1 < chars.count, chars[close + 1] == 115 {
+                k = close + 2
+                if n >= 1 && n <= subs.count { out.append(contentsOf: subs[n - 1].utf8); i = n }
+                else { out.append(contentsOf: "%!s(BADINDEX)".utf8); i = n }
+                continue
+            }
+            if chars[k] == 115 || chars[k] == 118 {                  // %s %v
+                k += 1
+                out.append(contentsOf: (i < subs.count ? subs[i] : "%!s(MISSING)").utf8)
+                i += 1
+                continue
+            }
+            out.append(c); out.append(chars[k]); k += 1
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func toSentence(_ words: [String], _ andOr: String) -> String {
@@ -561,6 +596,15 @@ final class ValeFileLinter {
 
     func excepted(_ rule: ValeRule, _ s: String) -> Bool { rule.exceptRe?.isMatch(s) ?? false }
 
+    /// A substitution term compiled to fill its `$n` replacement, once per document.
+    var termRegexes: [String: ValeRegex?] = [:]
+    func termRegex(_ pattern: String) -> ValeRegex? {
+        if let known = termRegexes[pattern] { return known }
+        let made = try? ValeRegex(pattern)
+        termRegexes[pattern] = made
+        return made
+    }
+
     /// The prefilter's verdict on the block being linted: `.none` until computed.
     var blockHits: ValePrefilter.Hits?? = .none
 
@@ -598,8 +642,8 @@ final class ValeFileLinter {
                     let observed = VB.trimmed(t.slice(g))
                     var expected = repls[gi - 1]
                     if capitalize && observed == Self.capFirst(observed) { expected = Self.capFirst(expected) }
-                    if expected.range(of: "\\$\\d", options: .regularExpression) != nil,
-                       let tr = try? ValeRegex((rule.ignorecase ? "(?i)" : "") + terms[gi - 1]) {
+                    if expected.utf8.contains(36), expected.range(of: "\\$\\d", options: .regularExpression) != nil,
+                       let tr = termRegex((rule.ignorecase ? "(?i)" : "") + terms[gi - 1]) {
                         expected = tr.replace(observed, template: expected)
                     }
                     if Self.matchToken(expected, observed) || excepted(rule, observed) { continue }

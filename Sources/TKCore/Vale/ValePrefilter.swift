@@ -562,7 +562,6 @@ struct ValePrefilter: Sendable {
         guard !ids.isEmpty else { return nil }
         var found = [Bool](repeating: false, count: ids.count)
         var starts = [[Int]](repeating: [], count: anchorIDs.count)
-        var seen = [Bool](repeating: false, count: outputs.count)
         var st = 0
         var nonASCII = false
         var u16 = 0 // UTF-16 offset after the current byte
@@ -577,10 +576,8 @@ struct ValePrefilter: Sendable {
             u16 += 1
             let lower = b >= 65 && b <= 90 ? b | 0x20 : b
             st = Int(delta[st * width + Int(classOf[Int(lower)])])
-            if !seen[st] {
-                seen[st] = true
-                for id in outputs[st] { found[Int(id)] = true }
-            }
+            // (A per-state "seen" array cost a few thousand entries a block, more than these loops.)
+            for id in outputs[st] { found[Int(id)] = true }
             for (aid, len) in anchorOut[st] { starts[Int(aid)].append(u16 - Int(len)) }
         }
         if nonASCII, text.unicodeScalars.contains(where: { !$0.isASCII && Self.mapsToASCII($0) }) { return nil }

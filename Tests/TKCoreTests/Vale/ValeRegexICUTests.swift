@@ -123,6 +123,20 @@ import Yams
         }
     }
 
+    /// An ASCII message is formatted on bytes, any other on Characters: the same result.
+    @Test func messagesFormatAlikeOnBothPaths() {
+        let cases: [(String, [String])] = [("Use '%[2]s' for '%[1]s', then %s.", ["a", "b", "c"]), ("Only '%s'.", ["x", "y"]),
+                                           ("'%s' and '%s'", ["x"]), ("100%% sure", []), ("Bad %[9]s", ["x"]),
+                                           ("ends in %", ["x"]), ("%v and %q", ["é", "😀"]), ("no directive", ["x"]),
+                                           ("%[1]s%[1]s %s", ["ab"]), ("%[x]s %", [])]
+        for (msg, subs) in cases {
+            let ascii = ValeFileLinter.format(msg, subs)
+            #expect(ValeFileLinter.format("é " + msg, subs) == "é " + ascii, "\(msg)")
+            #expect(ValeFileLinter.format(msg + "\r\n", subs).hasPrefix(ascii) || msg.hasSuffix("%"), "\(msg)")
+        }
+        #expect(ValeFileLinter.format("%s is %s", ["é", "x"]) == "é is x")
+    }
+
     @Test func linesSplitAsStringSplitDoes() {
         for s in ["", "a", "a\nb", "\n", "a\n\nb\n", "x\r\ny\nz", "é\n😀\n", "\r\n\r\n"] {
             let expected = s.split(separator: "\n", omittingEmptySubsequences: false).map { Array(String($0).utf8) }
