@@ -7,11 +7,10 @@ import Foundation
 ///
 /// `@unchecked Sendable` is safe because `result` is written once, by the background block, before
 /// it signals `done`, and read only by `value` after `done` was waited on, which orders the write
-/// before the read; `waited` is touched only by `value`, on the one thread that owns this.
+/// before the read. `value` signals `done` again after its wait, so any number of threads may ask.
 public final class Background<T: Sendable>: @unchecked Sendable {
     private var result: T?
     private let done = DispatchSemaphore(value: 0)
-    private var waited = false
 
     /// On a thread of its own: Dispatch's global queues also hold the heuristics' warm-up jobs,
     /// and a value queued behind them waited for them on a 2-core machine.
@@ -24,9 +23,10 @@ public final class Background<T: Sendable>: @unchecked Sendable {
         thread.start()
     }
 
-    /// The value, once computed (blocks until then).
+    /// The value, once computed (blocks until then; from any thread).
     public var value: T {
-        if !waited { done.wait(); waited = true }
+        done.wait()
+        done.signal()
         // `result` is set before `done` is signalled: only a block that never returned leaves it nil.
         guard let result else { preconditionFailure("Background: the work did not finish") }
         return result

@@ -78,8 +78,11 @@ extension TKAgent {
 
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 // The team's Vale styles run on the other core meanwhile.
-                let valePath = vale.map { Self.valePath(display, $0) }
-                let valeRun = vale.map { v in Background { v.findings(bytes: bytes, relativePath: valePath ?? display) } }
+                // (Once the styles are loaded: this document's parse and heuristics do not wait for them.)
+                let valeRun = Background { () -> [Finding]? in
+                    guard let v = valeLoad.value else { return nil }
+                    return v.findings(bytes: bytes, relativePath: Self.valePath(display, v))
+                }
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
                 let t1 = clock.now
@@ -92,7 +95,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let valeRun { findings = Finding.merged(findings, valeRun.value) }
+                if let vf = valeRun.value { findings = Finding.merged(findings, vf) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -105,8 +108,6 @@ extension TKAgent {
             if let first = targets.first(where: { $0 != "-" }) {
                 session.preloadSpelling(for: FileSystem.absolute(first, cwd: cwd))
             }
-            let vale = valeLoad.value
-            for p in vale?.problems ?? [] { printError(p) }
             var stdinDone = false
             for target in targets {
                 if target == "-" {
@@ -172,6 +173,8 @@ extension TKAgent {
                 }
             }
 
+            let vale = valeLoad.value
+            for p in vale?.problems ?? [] { printError(p) }
             for p in vale?.runtimeProblems ?? [] { printError(p) }
 
             if timing {
