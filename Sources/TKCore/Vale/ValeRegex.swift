@@ -10,8 +10,9 @@ import Synchronization
 /// Matching needs a matcher, which holds state: the compiled pattern (`prototype`) is never matched
 /// itself, only cloned, and each match borrows a clone from `idle` and gives it back.
 public final class ValeRegex: @unchecked Sendable {
-    // Why unchecked: `prototype` is only read after `init` (ICU documents `uregex_clone` as safe to
-    // call from several threads on one pattern), and every clone is used by one caller at a time,
+    // Why unchecked: `prototype` is only read after `init` (`uregex_clone` reads the compiled pattern,
+    // which ICU never changes once compiled; Foundation's CFRegularExpression clones one shared
+    // pattern from several threads the same way), and every clone is used by one caller at a time,
     // taken from and returned to `idle` under its mutex.
     public let pattern: String
     /// The pattern as handed to ICU (Go/.NET spellings translated).
