@@ -159,7 +159,7 @@ final class ValeFileLinter {
     lazy var extParts: [String] = ext.split(separator: ".").map(String.init)
 
     static func grouped(_ p: String) -> String {
-        (try? ValeRegex(p))?.groupNames() ?? 0 > 0 ? p : "(" + p + ")"
+        (try? ValeRegex(p))?.groupCount ?? 0 > 0 ? p : "(" + p + ")"
     }
 
     func mask(_ s: String, _ re: ValeRegex?, _ f: (String) -> String) -> String {
@@ -610,8 +610,7 @@ final class ValeFileLinter {
 
     /// `re`'s matches in the block's text; none, without running it, when the block lacks its literals.
     func find(_ re: ValeRegex, _ t: ValeText) -> [ValeRegex.Match] {
-        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
-        guard case .some(let hits) = blockHits else { return re.matches(in: t) }
+        guard let hits = hits(t) else { return re.matches(in: t) }
         if !styles.prefilter.mayMatch(re, hits) { return [] }
         if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts) }
         return re.matches(in: t)
@@ -619,12 +618,16 @@ final class ValeFileLinter {
 
     /// How many matches `find` would give, without making them (an occurrence rule's count).
     func count(_ re: ValeRegex, _ t: ValeText) -> Int {
-        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
-        if case .some(let hits) = blockHits {
-            if !styles.prefilter.mayMatch(re, hits) { return 0 }
-            if styles.prefilter.starts(re, hits) != nil { return find(re, t).count }
+        if let hits = hits(t), !styles.prefilter.mayMatch(re, hits) || styles.prefilter.starts(re, hits) != nil {
+            return find(re, t).count
         }
         return re.count(in: t)
+    }
+
+    /// The prefilter's verdict on the block `t` (computed once a block).
+    func hits(_ t: ValeText) -> ValePrefilter.Hits? {
+        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
+        return blockHits ?? nil
     }
 
     func run(_ rule: ValeRule, _ t: ValeText, _ blk: ValeBlock) -> [RawAlert] {
@@ -721,13 +724,13 @@ final class ValeFileLinter {
                     out.append(makeAlert(rule, loc, t))
                 }
             }
-        case .capitalization(let match, let re, let exceptions, let threshold, let style, let indicators, let prefix):
+        case .capitalization(let match, let re, let exceptions, let threshold, let style, let indicators, let patterns):
             let s = blk.text
             var expected = ""
             var ok = true
             switch match {
-            case "$title": (expected, ok) = ValeCase.title(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, chicago: style == "Chicago", prefix: prefix)
-            case "$sentence": (expected, ok) = ValeCase.sentence(s, exceptRe: rule.exceptRe, exceptions: exceptions, threshold: threshold, indicators: indicators, prefix: prefix)
+            case "$title": (expected, ok) = ValeCase.title(s, exceptRe: rule.exceptRe, patterns: patterns, exceptions: exceptions, threshold: threshold, chicago: style == "Chicago")
+            case "$sentence": (expected, ok) = ValeCase.sentence(s, exceptRe: rule.exceptRe, patterns: patterns, exceptions: exceptions, threshold: threshold, indicators: indicators)
             case "$lower": expected = s.lowercased(); ok = s == expected || excepted(rule, s)
             case "$upper": expected = s.uppercased(); ok = s == expected || excepted(rule, s)
             default: expected = re?.pattern ?? ""; ok = (re?.isMatch(s) ?? true) || excepted(rule, s)

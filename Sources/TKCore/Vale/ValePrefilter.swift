@@ -90,21 +90,6 @@ enum ValeLiterals {
         }
     }
 
-    static func hasTopLevelAlternation(_ sc: [Unicode.Scalar]) -> Bool {
-        var depth = 0, i = 0, inClass = false
-        while i < sc.count {
-            let c = sc[i]
-            if c == "\\" { i += 2; continue }
-            if inClass { if c == "]" { inClass = false } }
-            else if c == "[" { inClass = true }
-            else if c == "(" { depth += 1 }
-            else if c == ")" { depth -= 1 }
-            else if c == "|" && depth == 0 { return true }
-            i += 1
-        }
-        return false
-    }
-
     /// How useful a set is as a requirement: its shortest literal, then fewer literals.
     static func score(_ s: Set<String>) -> (Int, Int) {
         (s.map(\.utf8.count).min() ?? 0, -s.count)

@@ -95,6 +95,16 @@ public final class ValeRegex: @unchecked Sendable {
         return body(m)
     }
 
+    /// Calls `body` at each match in `units`, left to right (plain bounds), while it returns true.
+    private func scan(_ units: UnsafeBufferPointer<UInt16>, _ body: (OpaquePointer) -> Bool) {
+        withMatcher(units, otherwise: ()) { m in
+            var status: TKUErrorCode = 0
+            swift_uregex_useTransparentBounds(m, false, &status)
+            swift_uregex_useAnchoringBounds(m, true, &status)
+            while swift_uregex_findNext(m, &status), status <= 0, body(m) {}
+        }
+    }
+
     private func match(_ m: OpaquePointer, _ text: ValeText) -> Match {
         var status: TKUErrorCode = 0
         var groups: [Range<Int>?] = []
@@ -237,30 +247,16 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// Every non-overlapping match in `text`.
     public func matches(in text: ValeText) -> [Match] {
-        text.utf16.withUnsafeBufferPointer { units in
-            withMatcher(units, otherwise: []) { m in
-                var status: TKUErrorCode = 0
-                swift_uregex_useTransparentBounds(m, false, &status)
-                swift_uregex_useAnchoringBounds(m, true, &status)
-                var out: [Match] = []
-                while swift_uregex_findNext(m, &status), status <= 0 { out.append(match(m, text)) }
-                return out
-            }
-        }
+        var out: [Match] = []
+        text.utf16.withUnsafeBufferPointer { units in scan(units) { m in out.append(match(m, text)); return true } }
+        return out
     }
 
     /// How many non-overlapping matches `text` holds.
     public func count(in text: ValeText) -> Int {
-        text.utf16.withUnsafeBufferPointer { units in
-            withMatcher(units, otherwise: 0) { m in
-                var status: TKUErrorCode = 0
-                swift_uregex_useTransparentBounds(m, false, &status)
-                swift_uregex_useAnchoringBounds(m, true, &status)
-                var n = 0
-                while swift_uregex_findNext(m, &status), status <= 0 { n += 1 }
-                return n
-            }
-        }
+        var n = 0
+        text.utf16.withUnsafeBufferPointer { units in scan(units) { _ in n += 1; return true } }
+        return n
     }
 
     /// The matches `matches(in:)` finds, when every match starts at one of `starts` (sorted UTF-16
@@ -292,15 +288,9 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// Whether the pattern occurs anywhere in `s`.
     public func isMatch(_ s: String) -> Bool {
-        let units = Array(s.utf16)
-        return units.withUnsafeBufferPointer { b in
-            withMatcher(b, otherwise: false) { m in
-                var status: TKUErrorCode = 0
-                swift_uregex_useTransparentBounds(m, false, &status)
-                swift_uregex_useAnchoringBounds(m, true, &status)
-                return swift_uregex_findNext(m, &status) && status <= 0
-            }
-        }
+        var found = false
+        Array(s.utf16).withUnsafeBufferPointer { units in scan(units) { _ in found = true; return false } }
+        return found
     }
 
     /// `s` with every match replaced by `template`, as `NSRegularExpression` fills a template:
@@ -308,19 +298,15 @@ public final class ValeRegex: @unchecked Sendable {
     /// does not exist, is empty), `\` takes the next character as it is.
     public func replace(_ s: String, template: String) -> String {
         let units = Array(s.utf16)
-        let found: [[Range<Int>?]] = units.withUnsafeBufferPointer { b in
-            withMatcher(b, otherwise: []) { m in
+        var found: [[Range<Int>?]] = []   // each match's groups, in UTF-16 units
+        units.withUnsafeBufferPointer { b in
+            scan(b) { m in
                 var status: TKUErrorCode = 0
-                swift_uregex_useTransparentBounds(m, false, &status)
-                swift_uregex_useAnchoringBounds(m, true, &status)
-                var out: [[Range<Int>?]] = []
-                while swift_uregex_findNext(m, &status), status <= 0 {
-                    out.append((0...groupCount).map { g in
-                        let a = Int(swift_uregex_start(m, Int32(g), &status)), e = Int(swift_uregex_end(m, Int32(g), &status))
-                        return a < 0 ? nil : a..<e
-                    })
-                }
-                return out
+                found.append((0...groupCount).map { g in
+                    let a = Int(swift_uregex_start(m, Int32(g), &status)), e = Int(swift_uregex_end(m, Int32(g), &status))
+                    return a < 0 ? nil : a..<e
+                })
+                return true
             }
         }
         if found.isEmpty { return s }
@@ -356,9 +342,6 @@ public final class ValeRegex: @unchecked Sendable {
         out.append(contentsOf: units[last...])
         return String(decoding: out, as: UTF16.self)
     }
-
-    /// The number of capture groups.
-    func groupNames() -> Int { groupCount }
 }
 
 /// A block of text with UTF-16 ↔ scalar conversion for regex results.
@@ -379,12 +362,7 @@ public struct ValeText: Sendable {
         u.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {
             sc.append(c)
-            if c.value > 0xFFFF {
-                let v = c.value - 0x10000
-                u.append(UInt16(0xD800 + (v >> 10))); u.append(UInt16(0xDC00 + (v & 0x3FF)))
-            } else {
-                u.append(UInt16(c.value))
-            }
+            u.append(contentsOf: c.utf16)
         }
         scalars = sc
         utf16 = u
@@ -408,8 +386,6 @@ public struct ValeText: Sendable {
         let hi = map[min(hi16, map.count - 1)]
         return lo..<max(lo, hi)
     }
-
-    func scalarRange(_ r: NSRange) -> Range<Int> { scalarRange(r.location, r.location + r.length) }
 
     /// The text of scalars `r` (clamped).
     public func slice(_ r: Range<Int>) -> String {

@@ -10,7 +10,7 @@ public struct ValeRule: Sendable {
         case occurrence(pattern: ValeRegex, min: Int, max: Int)
         case repetition(pattern: ValeRegex, max: Int, alpha: Bool, ignorecase: Bool)
         case consistency(steps: [(pattern: ValeRegex, groups: [Int: String], subs: [String])])
-        case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String], prefix: String)
+        case capitalization(match: String, regex: ValeRegex?, exceptions: [String], threshold: Double, style: String, indicators: [String], patterns: ValeCasePatterns)
         case conditional(first: ValeRegex, second: ValeRegex)
         case metric(formula: String, condition: String)
         case spelling(ValeSpellCheck)
@@ -148,11 +148,11 @@ public struct ValeStyles: Sendable {
         }
         // Each rule file is read, parsed and compiled on its own, on every core; then taken in, in
         // order, with the bytes it hashed (the digest is the same as one file after another).
-        enum Outcome { case unread, compiled(Compiled), failed(String) }
+        enum Outcome { case compiled(Compiled), failed(String) }
         let accepted = out.acceptedTokens
         let ruleFiles = files
-        let results = Mutex<[(outcome: Outcome, text: [UInt8], hashed: [[UInt8]])]>(
-            Array(repeating: (.unread, [], []), count: files.count))
+        // By file; nil: it could not be read.
+        let results = Mutex<[(outcome: Outcome, text: [UInt8], hashed: [[UInt8]])?]>(Array(repeating: nil, count: files.count))
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
             let (name, path) = ruleFiles[i]
             guard let d = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
@@ -171,13 +171,12 @@ public struct ValeStyles: Sendable {
             let hashed = local.log
             results.withLock { $0[i] = (outcome, bytes, hashed) }
         }
-        for (i, r) in results.withLock({ $0 }).enumerated() {
+        for (i, result) in results.withLock({ $0 }).enumerated() {
             let (name, path) = files[i]
-            if case .unread = r.outcome { out.problems.append("\(path): cannot read"); continue }
+            guard let r = result else { out.problems.append("\(path): cannot read"); continue }
             hasher.add(Array(name.utf8)); hasher.add(r.text)
             for chunk in r.hashed { hasher.add(chunk) }
             switch r.outcome {
-            case .unread: break
             case .compiled(.rule(let rule)): out.rules[name] = rule; out.order.append(name)
             case .compiled(.skipped(let why)): out.skipped.append("\(name): \(why)")
             case .failed(let why): out.problems.append("\(path): \(why); rule skipped")
@@ -378,7 +377,8 @@ public struct ValeStyles: Sendable {
             var th = (m["threshold"] as? Double) ?? Double(int(m["threshold"]))
             if th == 0 { th = 0.8 }
             rule.kind = .capitalization(match: match, regex: re, exceptions: excList, threshold: th, style: str(m["style"]) ?? "AP",
-                                        indicators: strings(m["indicators"]), prefix: str(m["prefix"]) ?? "")
+                                        indicators: strings(m["indicators"]),
+                                        patterns: ValeCasePatterns(exceptRe: rule.exceptRe, prefix: str(m["prefix"]) ?? ""))
         case "conditional":
             rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
             rule.kind = .conditional(first: try regex(str(m["first"]) ?? "", name), second: try regex(str(m["second"]) ?? "", name))

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Sentence splitting close to Vale's Punkt tokenizer for ordinary prose.
 enum ValeSentences {
@@ -52,26 +51,26 @@ enum ValeSentences {
 }
 
 /// Title and sentence case as Vale's `capitalization` checks them.
+/// What a capitalization rule compiles once, when it is loaded: its word pattern (the rule's
+/// exceptions first, so that an exception is one word) and its `prefix`.
+public struct ValeCasePatterns: Sendable {
+    let words: ValeRegex?
+    let prefix: ValeRegex?
+    init(exceptRe: ValeRegex?, prefix: String) {
+        words = exceptRe.flatMap { try? ValeRegex($0.pattern + "|" + ValeCase.wordPattern) } ?? ValeCase.tokenRe
+        self.prefix = prefix.isEmpty ? nil : try? ValeRegex(prefix)
+    }
+}
+
 enum ValeCase {
     static let apSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "so", "the", "to", "up", "yet",
                                        "as", "if", "off", "per", "via", "vs", "from", "into", "over", "with", "than", "out"]
     static let chicagoSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "the", "to", "up", "as", "via", "vs", "from", "into", "with", "over", "per"]
-    static let tokenRe = try? ValeRegex("[\\p{N}\\p{L}*]+[^\\s]*")
+    static let wordPattern = "[\\p{N}\\p{L}*]+[^\\s]*"
+    static let tokenRe = try? ValeRegex(wordPattern)
 
-    /// The token pattern with a rule's exceptions in front, compiled once per exception pattern.
-    private static let tokenReWithExceptions = Mutex<[String: ValeRegex]>([:])
-
-    static func tokens(_ s: String, _ except: ValeRegex?) -> [String] {
-        var re = tokenRe
-        if let e = except {
-            re = tokenReWithExceptions.withLock { cache in
-                if let known = cache[e.pattern] { return known }
-                let made = (try? ValeRegex(e.pattern + "|[\\p{N}\\p{L}*]+[^\\s]*")) ?? tokenRe
-                if let made { cache[e.pattern] = made }
-                return made
-            }
-        }
-        guard let re else { return [] }
+    static func tokens(_ s: String, _ words: ValeRegex?) -> [String] {
+        guard let re = words else { return [] }
         let t = ValeText(s)
         return re.matches(in: t).map { t.slice($0.range) }
     }
@@ -86,8 +85,8 @@ enum ValeCase {
     }
 
     /// Splits off a leading `prefix` match (kept as it is in the expected form).
-    static func splitPrefix(_ s: String, _ prefix: String) -> (String, String) {
-        guard !prefix.isEmpty, let re = try? ValeRegex(prefix) else { return ("", s) }
+    static func splitPrefix(_ s: String, _ prefix: ValeRegex?) -> (String, String) {
+        guard let re = prefix else { return ("", s) }
         let t = ValeText(s)
         guard let m = re.matches(in: t).first, m.range.lowerBound == 0, !m.range.isEmpty else { return ("", s) }
         return (t.slice(m.range), t.slice(m.range.upperBound..<t.scalars.count))
@@ -106,8 +105,8 @@ enum ValeCase {
         return out
     }
 
-    static func title(_ full: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, chicago: Bool, prefix: String = "") -> (String, Bool) {
-        let (pre, s) = splitPrefix(full, prefix)
+    static func title(_ full: String, exceptRe: ValeRegex?, patterns: ValeCasePatterns, exceptions: [String], threshold: Double, chicago: Bool) -> (String, Bool) {
+        let (pre, s) = splitPrefix(full, patterns.prefix)
         let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         let phrases = phraseWords(words, exceptions)
         let small = chicago ? chicagoSmall : apSmall
@@ -124,7 +123,7 @@ enum ValeCase {
         }
         let converted = conv.joined(separator: " ")
         let expected = pre + converted
-        let exp = tokens(converted, exceptRe), got = tokens(s, exceptRe)
+        let exp = tokens(converted, patterns.words), got = tokens(s, patterns.words)
         var count = 0.0, n = 0.0
         for (i, w) in got.enumerated() {
             if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) || w == w.uppercased() { count += 1 }
@@ -133,8 +132,8 @@ enum ValeCase {
         return (expected, n == 0 || count / n >= threshold)
     }
 
-    static func sentence(_ full: String, exceptRe: ValeRegex?, exceptions: [String], threshold: Double, indicators: [String], prefix: String = "") -> (String, Bool) {
-        let (pre, s) = splitPrefix(full, prefix)
+    static func sentence(_ full: String, exceptRe: ValeRegex?, patterns: ValeCasePatterns, exceptions: [String], threshold: Double, indicators: [String]) -> (String, Bool) {
+        let (pre, s) = splitPrefix(full, patterns.prefix)
         let words = s.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         let phrases = phraseWords(words, exceptions)
         var conv: [String] = []
@@ -151,7 +150,7 @@ enum ValeCase {
         }
         let converted = conv.joined(separator: " ")
         let expected = pre + converted
-        let exp = tokens(converted, exceptRe), got = tokens(s, exceptRe)
+        let exp = tokens(converted, patterns.words), got = tokens(s, patterns.words)
         var count = 0.0, n = 0.0
         for (i, w) in got.enumerated() {
             if i >= exp.count || w == exp[i] || (exceptRe?.isMatch(w) ?? false) { count += 1 }

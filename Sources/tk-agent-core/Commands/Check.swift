@@ -61,7 +61,7 @@ extension TKAgent {
             let cwd = FileManager.default.currentDirectoryPath
             // The team's Vale styles: the .vale.ini Vale would find from the working folder, read
             // and compiled while the rest gets ready.
-            let valeLoad = Background { ValeEngine.discover(from: cwd) }
+            let valeLoad = ValeConfiguration.find(from: cwd).map { ini in Background { ValeEngine.cached(path: ini, root: cwd) } }
             HeuristicsEngine.warmUp()
             let fmt: Format = json ? .json : (format ?? .text)
             var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)
@@ -79,9 +79,11 @@ extension TKAgent {
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 // The team's Vale styles run on the other core meanwhile.
                 // (Once the styles are loaded: this document's parse and heuristics do not wait for them.)
-                let valeRun = Background { () -> [Finding]? in
-                    guard let v = valeLoad.value else { return nil }
-                    return v.findings(bytes: bytes, relativePath: Self.valePath(display, v))
+                let valeRun = valeLoad.map { load in
+                    Background { () -> [Finding]? in
+                        guard let v = load.value else { return nil }
+                        return v.findings(bytes: bytes, relativePath: Self.valePath(display, v))
+                    }
                 }
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
@@ -95,7 +97,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let vf = valeRun.value { findings = Finding.merged(findings, vf) }
+                if let vf = valeRun?.value { findings = Finding.merged(findings, vf) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -173,7 +175,7 @@ extension TKAgent {
                 }
             }
 
-            let vale = valeLoad.value
+            let vale = valeLoad?.value
             for p in vale?.problems ?? [] { printError(p) }
             for p in vale?.runtimeProblems ?? [] { printError(p) }
 
