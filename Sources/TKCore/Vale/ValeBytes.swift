@@ -105,7 +105,38 @@ enum VB {
         let u = s.unicodeScalars
         func space(_ c: Unicode.Scalar) -> Bool { c.value == 0x200B || c.properties.isWhitespace }
         guard let a = u.firstIndex(where: { !space($0) }), let z = u.lastIndex(where: { !space($0) }) else { return "" }
-        return String(String.UnicodeScalarView(u[a...z]))
+        let end = u.index(after: z)
+        if a == u.startIndex, end == u.endIndex, let whole = s as? String { return whole }
+        // The UTF-8 bytes copied at once (a scalar view built from a slice appends one scalar at a time).
+        return String(decoding: s.utf8[a..<end], as: UTF8.self)
+    }
+
+    /// The string of some Unicode scalars, encoded into one buffer (`String.UnicodeScalarView`'s
+    /// `append(contentsOf:)` appends them one at a time, a fifth of the walk's time on a chapter).
+    static func string(_ scalars: ArraySlice<Unicode.Scalar>) -> String {
+        if scalars.isEmpty { return "" }
+        return String(unsafeUninitializedCapacity: scalars.count * 4) { buf in
+            var n = 0
+            for c in scalars {
+                let v = c.value
+                if v < 0x80 {
+                    buf[n] = UInt8(truncatingIfNeeded: v); n += 1
+                } else if v < 0x800 {
+                    buf[n] = UInt8(truncatingIfNeeded: 0xC0 | v >> 6)
+                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 2
+                } else if v < 0x10000 {
+                    buf[n] = UInt8(truncatingIfNeeded: 0xE0 | v >> 12)
+                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
+                    buf[n + 2] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 3
+                } else {
+                    buf[n] = UInt8(truncatingIfNeeded: 0xF0 | v >> 18)
+                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v >> 12 & 0x3F)
+                    buf[n + 2] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
+                    buf[n + 3] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 4
+                }
+            }
+            return n
+        }
     }
 
     static func isWord(_ b: UInt8) -> Bool {

@@ -73,21 +73,60 @@ public struct ValeEngine: Sendable {
 
     /// The path Vale's section globs see for `absolutePath`: relative to `root` when inside it.
     public func relativePath(for absolutePath: String) -> String {
+        Self.relativePath(absolutePath, root: root)
+    }
+
+    /// The path Vale's section globs see for `absolutePath` with `root` as the working folder.
+    public static func relativePath(_ absolutePath: String, root: String) -> String {
         let r = root.hasSuffix("/") ? root : root + "/"
         return absolutePath.hasPrefix(r) ? String(absolutePath.dropFirst(r.count)) : absolutePath
     }
 
+    /// The extension Vale's formats see for a path (`.md` when it has none).
+    static func extensionOf(_ relativePath: String) -> String {
+        let e = (relativePath as NSString).pathExtension
+        return "." + (e.isEmpty ? "md" : e)
+    }
+
     /// Vale's alerts for a Markdown document.
     public func alerts(bytes: [UInt8], relativePath: String) -> [ValeAlert] {
-        let ext = "." + ((relativePath as NSString).pathExtension.isEmpty ? "md" : (relativePath as NSString).pathExtension)
-        let linter = ValeFileLinter(styles: styles, cfg: configuration, relativePath: relativePath, ext: ext)
+        let linter = ValeFileLinter(styles: styles, cfg: configuration, relativePath: relativePath, ext: Self.extensionOf(relativePath))
         guard linter.hasWork else { return [] }
         return linter.lint(bytes: bytes)
     }
 
+    /// Vale's alerts for a document walked on another thread (`walk` made with this engine's
+    /// configuration), the rules shared among `threads` threads: the same alerts as
+    /// `alerts(bytes:relativePath:)`, sooner on a machine with cores to spare.
+    public func alerts(walk: ValeDocumentWalk, threads: Int) -> [ValeAlert] {
+        let parts = max(1, threads)
+        func linter(_ part: Int) -> ValeFileLinter {
+            ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: part, of: parts)
+        }
+        let mine = linter(0)
+        guard mine.hasWork else { return [] }
+        let others = (1..<parts).map { part in
+            Background { [styles, configuration] in
+                ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: part, of: parts)
+                    .lint(walk.log)
+            }
+        }
+        let alerts = mine.lint(walk.log)
+        if others.isEmpty { return alerts }
+        return (alerts + others.flatMap(\.value)).sorted(by: ValeAlert.inOrder)
+    }
+
     /// The alerts as tk-agent findings (category `vale`, rule `Style.Rule`, byte offsets into `bytes`).
     public func findings(bytes: [UInt8], relativePath: String) -> [Finding] {
-        let alerts = alerts(bytes: bytes, relativePath: relativePath)
+        Self.findings(alerts(bytes: bytes, relativePath: relativePath), bytes: bytes)
+    }
+
+    /// The findings of a document walked on another thread (`alerts(walk:threads:)`); `bytes` are the walk's.
+    public func findings(bytes: [UInt8], walk: ValeDocumentWalk, threads: Int) -> [Finding] {
+        Self.findings(alerts(walk: walk, threads: threads), bytes: bytes)
+    }
+
+    static func findings(_ alerts: [ValeAlert], bytes: [UInt8]) -> [Finding] {
         if alerts.isEmpty { return [] }
         // Line starts in the original bytes (\n, \r\n and lone \r end lines, as Vale reads them).
         var starts = [0]

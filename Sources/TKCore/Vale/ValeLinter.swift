@@ -12,6 +12,21 @@ public struct ValeAlert: Sendable, Equatable {
     public var message: String
     public var link: String
     public var replacements: [String]
+    /// Where the alert was reported in a whole run: the block's place in the walk, then the rule's
+    /// place among the file's rules. Alerts at one line and column keep this order, so linters that
+    /// each run a share of the rules merge to what one linter running them all reports.
+    var order = Order()
+    struct Order: Sendable, Comparable {
+        var block = 0
+        var rule = 0
+        static func < (a: Order, b: Order) -> Bool { (a.block, a.rule) < (b.block, b.rule) }
+    }
+
+    /// Vale's order: by line, then column; ties in the order they were reported (`order`).
+    static func inOrder(_ a: ValeAlert, _ b: ValeAlert) -> Bool {
+        a.line != b.line ? a.line < b.line : a.span.0 != b.span.0 ? a.span.0 < b.span.0 : a.order < b.order
+    }
+
     public static func == (a: ValeAlert, b: ValeAlert) -> Bool {
         a.check == b.check && a.line == b.line && a.span == b.span && a.message == b.message
     }
@@ -71,21 +86,40 @@ final class ValeFileLinter {
     /// for each block and rule was a tenth of a chapter's lint).
     final class ActiveRule {
         let rule: ValeRule
-        init(_ rule: ValeRule) { self.rule = rule }
+        /// Its place among all the file's rules (when this linter runs a share of them).
+        let ordinal: Int
+        init(_ rule: ValeRule, ordinal: Int) { self.rule = rule; self.ordinal = ordinal }
     }
+    /// Blocks linted so far, and the rule running (`ValeAlert.order`).
+    var blockCount = 0
+    var ruleOrdinal = 0
 
-    init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String) {
+    /// A linter for the file's rules, or for the share `part` of `parts` of them (every `parts`-th
+    /// rule from the `part`-th): rules do not see each other's alerts, so shares can run at once and
+    /// be merged (`ValeAlert.inOrder`).
+    init(styles: ValeStyles, cfg: ValeConfiguration, relativePath: String, ext: String, part: Int = 0, of parts: Int = 1) {
         self.styles = styles
         self.cfg = cfg
         (baseStyles, checks) = cfg.settings(for: relativePath)
         self.ext = ext
+        var ordinal = 0
         for name in styles.order {
             guard let r = styles.rules[name], ruleEnabled(name),
                   (["suggestion": 0, "warning": 1, "error": 2][r.level] ?? 1) >= cfg.minAlertLevel else { continue }
-            active.append(ActiveRule(r))
+            defer { ordinal += 1 }
+            // Every share walks the same blocks (their count orders the alerts): split into
+            // sentences and paragraphs when any of the file's rules reads them.
             let b = r.scope.bases
             if b.contains("sentence") { needsSentences = true }
             if b.contains("paragraph") { needsParagraphs = true }
+            // Consistency and conditional rules read what each other noted (`sequences`): one share runs them all.
+            let share: Int
+            switch r.kind {
+            case .consistency, .conditional: share = 0
+            default: share = ordinal % max(1, parts)
+            }
+            guard share == part else { continue }
+            active.append(ActiveRule(r, ordinal: ordinal))
         }
     }
 
@@ -109,16 +143,32 @@ final class ValeFileLinter {
     static let linkDefRe = try? ValeRegex("\\[(?:[^\\]\\n]+)\\]:")
     static let numListRe = try? ValeRegex("(?m)^\\d+\\.")
 
+    /// A document made ready for the walk: what every share of the rules starts from.
+    struct Prepared: Sendable {
+        var lines: [[UInt8]]
+        var lineRuneEnds: [Int]
+        var sanitized: [UInt8]
+        var content: [UInt8]
+        var contentNewlines: [Int]
+        var contentIndex: ValeGramIndex
+        var tokens: [ValeHTMLToken]
+    }
+
     func lint(bytes: [UInt8]) -> [ValeAlert] {
+        lint(prepare(bytes: bytes))
+    }
+
+    /// Vale's reading of the document before the walk (it depends on the configuration, not on the rules).
+    func prepare(bytes: [UInt8]) -> Prepared {
         var text = String(decoding: bytes, as: UTF8.self)
         if VB.index(bytes, Array("&rsquo;".utf8)) != nil { text = text.replacingOccurrences(of: "&rsquo;", with: "'") }
         if bytes.contains(13) {
             text = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
         }
         let sanitized = Array(text.utf8)
-        lines = VB.splitAfterNewline(sanitized).map(Array.init)
+        let lines = VB.splitAfterNewline(sanitized).map(Array.init)
         var runeEnd = 0
-        lineRuneEnds = lines.map { runeEnd += VB.runes($0); return runeEnd }
+        let lineRuneEnds = lines.map { runeEnd += VB.runes($0); return runeEnd }
 
         // Transform: front matter and BlockIgnores become code blocks, TokenIgnores code spans.
         var transformed = text
@@ -140,19 +190,90 @@ final class ValeFileLinter {
         body = mask(body, Self.linkRefRe) { m in "][" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]" }
         body = mask(body, Self.linkDefRe) { m in "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:" }
         body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }
-        content = Array(body.utf8)
-        contentNewlines = content.indices.filter { content[$0] == 10 }
-        contentIndex = ValeGramIndex(content)
+        let content = Array(body.utf8)
+        return Prepared(lines: lines, lineRuneEnds: lineRuneEnds, sanitized: sanitized, content: content,
+                        contentNewlines: content.indices.filter { content[$0] == 10 },
+                        contentIndex: ValeGramIndex(content), tokens: ValeHTML.tokenize(html))
+    }
 
-        walk(ValeHTML.tokenize(html))
+    /// The walk and this linter's rules over a prepared document.
+    func lint(_ p: Prepared) -> [ValeAlert] {
+        install(p)
+        walk(p.tokens)
+        return finish(p)
+    }
 
-        // Sized scopes: summary, then raw.
+    func install(_ p: Prepared) {
+        lines = p.lines
+        lineRuneEnds = p.lineRuneEnds
+        content = p.content
+        contentNewlines = p.contentNewlines
+        contentIndex = p.contentIndex
+    }
+
+    // MARK: - A walk on another thread (`ValeDocumentWalk`)
+
+    /// Non-nil while this linter records a walk instead of running rules: the events not yet handed over.
+    var recording: [ValeWalkEvent]?
+    var recordLog: ValeWalkLog?
+
+    /// Walks a prepared document, running no rule: every block and every change of the walker's
+    /// state goes to `log` (in batches), for `lint(log)` to replay.
+    func record(_ p: Prepared, into log: ValeWalkLog) {
+        install(p)
+        // Which rules will read sentences and paragraphs is not known yet: the blocks are all made.
+        needsSentences = true
+        needsParagraphs = true
+        recording = [.start(p)]
+        recordLog = log
+        walk(p.tokens)
+        log.append(recording ?? [])
+        recording = nil
+        log.finish()
+    }
+
+    func emit(_ event: ValeWalkEvent) {
+        recording?.append(event)
+        if let r = recording, r.count >= 64 {
+            recordLog?.append(r)
+            recording = []
+        }
+    }
+
+    /// This linter's rules over a walk recorded on another thread: the walker's state replayed event
+    /// by event, each block linted as the walker reached it.
+    func lint(_ log: ValeWalkLog) -> [ValeAlert] {
+        var next = 0
+        var prepared: Prepared?
+        while true {
+            let batch = log.events(from: next)
+            if batch.isEmpty { break }
+            next += batch.count
+            for event in batch {
+                switch event {
+                case .start(let p): install(p); prepared = p
+                case .mask(let at, let count): applyMask(at: at, count: count)
+                case .summary(let text): summary += text
+                case .metric(let key): metrics[key, default: 0] += 1
+                case .comments(let c): comments = c
+                case .block(var blk, let lookup):
+                    if blk.fromContent { blk.context = content }
+                    lintBlock(blk, lookup: lookup)
+                }
+            }
+        }
+        guard let prepared else { return [] }
+        return finish(prepared)
+    }
+
+    /// After the walk: the sized scopes, summary then raw; the alerts in Vale's order.
+    func finish(_ p: Prepared) -> [ValeAlert] {
         for (k, v) in comments where k != "off" && v { comments[k] = false }
         let summaryBlock = ValeBlock(context: content, text: summary, scope: ["summary"] + extParts, line: 0, fromContent: true)
         lintBlock(summaryBlock, lookup: true)
-        let raw = sanitized
+        let raw = p.sanitized
         lintBlock(ValeBlock(context: raw, text: VB.str(raw), scope: ["raw"] + extParts, line: -1), lookup: true)
-        return alerts.sorted { $0.line != $1.line ? $0.line < $1.line : $0.span.0 < $1.span.0 }
+        return alerts.sorted(by: ValeAlert.inOrder)
     }
 
     /// The extension's parts (`md`), the last selectors of every block's scope.
@@ -233,8 +354,23 @@ final class ValeFileLinter {
     @discardableResult
     func maskInContent(_ sub: [UInt8]) -> Bool {
         guard let i = contentFirst(sub) else { return false }
-        for j in i..<(i + sub.count) where content[j] < 0x80 && content[j] != 10 { content[j] = 64 }
+        applyMask(at: i, count: sub.count)
+        if recording != nil { emit(.mask(at: i, count: sub.count)) }
         return true
+    }
+
+    func applyMask(at i: Int, count: Int) {
+        for j in i..<(i + count) where content[j] < 0x80 && content[j] != 10 { content[j] = 64 }
+    }
+
+    func addSummary(_ text: String) {
+        summary += text
+        if recording != nil { emit(.summary(text)) }
+    }
+
+    func countMetric(_ key: String) {
+        metrics[key, default: 0] += 1
+        if recording != nil { emit(.metric(key)) }
     }
 
     func advance(_ text: String) -> Int {
@@ -313,7 +449,7 @@ final class ValeFileLinter {
             if tok.kind == .start && (skipTags.contains(txt) || blockSkip) {
                 if blockSkip { activeCls = txt; clsBegin = 1; clsEnd = 0 }
                 inBlock = true
-                metrics[txt, default: 0] += 1
+                countMetric(txt)
             } else if inBlock && ((tok.kind != .text && tok.kind != .comment && skipTags.contains(txt)) || closed) {
                 inBlock = false
                 if closed { activeCls = ""; clsBegin = 0; clsEnd = 0 }
@@ -376,23 +512,23 @@ final class ValeFileLinter {
             let isHeading = tag.count == 2 && tag.first == "h" && tag.last!.isNumber
             if (mapped != nil && !Self.inlineTags.contains(tag)) || isHeading {
                 var scope = mapped ?? ""
-                if scope == "text.blockquote" || scope == "text.list" { summary += txt + "\n\n" }
+                if scope == "text.blockquote" || scope == "text.list" { addSummary(txt + "\n\n") }
                 if mapped == nil { scope = "text.heading." + tag }
-                metrics[String(scope.dropFirst(5)), default: 0] += 1
+                countMetric(String(scope.dropFirst(5)))
                 while txt.hasPrefix(" ") { txt.removeFirst() }
                 lintBlock(block(txt, scope + ext), lookup: false)
                 return
             }
         }
-        summary += txt + "\n\n"
+        addSummary(txt + "\n\n")
         let b = block(txt, "txt")
         let lookup = txt.contains("\n")
         if needsParagraphs {
             var rest = Substring(txt)
             while !rest.isEmpty {
-                if let r = rest.range(of: "\n\n") {
-                    lintBlock(ValeBlock(context: b.context, text: String(rest[..<r.upperBound]), scope: ["paragraph"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
-                    rest = rest[r.upperBound...]
+                if let end = Self.afterBlankLine(rest) {
+                    lintBlock(ValeBlock(context: b.context, text: String(rest[..<end]), scope: ["paragraph"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
+                    rest = rest[end...]
                 } else {
                     lintBlock(ValeBlock(context: b.context, text: String(rest), scope: ["paragraph"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
                     break
@@ -408,6 +544,24 @@ final class ValeFileLinter {
         lintBlock(ValeBlock(context: b.context, text: txt, scope: ["text"] + extParts, line: b.line, fromContent: b.fromContent), lookup: lookup)
     }
 
+    /// Where the text after the first `\n\n` starts (Go's `strings.Index`: bytes, not Foundation's
+    /// search by composed characters).
+    static func afterBlankLine(_ s: Substring) -> String.Index? {
+        let u = s.utf8
+        var i = u.startIndex
+        var newline = false
+        while i != u.endIndex {
+            if u[i] == 10 {
+                if newline { return u.index(after: i) }
+                newline = true
+            } else {
+                newline = false
+            }
+            i = u.index(after: i)
+        }
+        return nil
+    }
+
     // MARK: - Comments
 
     func updateComments(_ c: String) {
@@ -420,6 +574,7 @@ final class ValeFileLinter {
                 if name.contains("."), v == "YES" || v == "NO", !name.isEmpty { comments[name] = v == "NO" }
             }
         }
+        if recording != nil { emit(.comments(comments)) }
     }
 
     func queryComments(_ check: String) -> Bool {
@@ -431,13 +586,21 @@ final class ValeFileLinter {
     // MARK: - Running rules
 
     func lintBlock(_ blk: ValeBlock, lookup: Bool) {
+        if recording != nil {
+            var b = blk
+            if b.fromContent { b.context = [] }
+            emit(.block(b, lookup: lookup))
+            return
+        }
         chkToCtx = [:]
         blockHits = .none
+        blockCount += 1
         var text: ValeText?
         for entry in active {
             if !comments.isEmpty, queryComments(entry.rule.name) { continue }
             if !entry.rule.scope.matches(blk.scope) { continue }
             if text == nil { text = ValeText(blk.text) }
+            ruleOrdinal = entry.ordinal
             for var a in run(entry.rule, text!, blk) {
                 a.message = Self.whitespaceToSpace(a.message)
                 addAlert(a, blk: blk, lookup: lookup, limit: entry.rule.limit)
@@ -874,7 +1037,8 @@ final class ValeFileLinter {
         let used = limits[a.check] ?? 0
         if limit == 0 || used < limit {
             alerts.append(ValeAlert(check: a.check, severity: a.severity, line: line, span: span, match: a.match,
-                                    message: a.message, link: a.link, replacements: a.replacements))
+                                    message: a.message, link: a.link, replacements: a.replacements,
+                                    order: ValeAlert.Order(block: blockCount, rule: ruleOrdinal)))
             history.insert(key)
             if limit > 0 { limits[a.check] = used + 1 }
         }

@@ -390,8 +390,6 @@ public struct ValeText: Sendable {
     /// The text of scalars `r` (clamped).
     public func slice(_ r: Range<Int>) -> String {
         let lo = max(0, min(r.lowerBound, scalars.count)), hi = max(lo, min(r.upperBound, scalars.count))
-        var s = String.UnicodeScalarView()
-        s.append(contentsOf: scalars[lo..<hi])
-        return String(s)
+        return VB.string(scalars[lo..<hi])
     }
 }

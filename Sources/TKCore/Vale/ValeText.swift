@@ -31,11 +31,11 @@ enum ValeSentences {
                 // The word before the period.
                 var w = i - 1
                 while w >= start, !isSpace(sc[w]) { w -= 1 }
-                var word = String(String.UnicodeScalarView(sc[(w + 1)..<i])).lowercased()
+                var word = VB.string(sc[(w + 1)..<i]).lowercased()
                 while word.hasPrefix("(") || word.hasPrefix("\"") { word.removeFirst() }
                 let abbrev = c == "." && (abbreviations.contains(word) || (word.count == 1 && word.first!.isLetter))
                 if startsNew && !abbrev {
-                    out.append(String(String.UnicodeScalarView(sc[start..<j])))
+                    out.append(VB.string(sc[start..<j]))
                     start = k
                     i = k
                     continue
@@ -45,7 +45,7 @@ enum ValeSentences {
             }
             i += 1
         }
-        if start < sc.count { out.append(String(String.UnicodeScalarView(sc[start...]))) }
+        if start < sc.count { out.append(VB.string(sc[start...])) }
         return out
     }
 }
@@ -253,14 +253,14 @@ enum ValeMetric {
             var j = i
             while j + 1 < sc.count, ("A"..."Z").contains(sc[j]), sc[j + 1] == "." { j += 2 }
             if j - i >= 4 {
-                out.append(String(String.UnicodeScalarView(sc[i..<j])))
+                out.append(VB.string(sc[i..<j]))
                 i = j
                 continue
             }
             if isWordChar(sc[i]) {
                 j = i
                 while j < sc.count, isWordChar(sc[j]) { j += 1 }
-                out.append(String(String.UnicodeScalarView(sc[i..<j])))
+                out.append(VB.string(sc[i..<j]))
                 i = j
                 continue
             }

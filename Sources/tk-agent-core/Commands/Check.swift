@@ -60,8 +60,21 @@ extension TKAgent {
             }
             let cwd = FileManager.default.currentDirectoryPath
             // The team's Vale styles: the .vale.ini Vale would find from the working folder, read
-            // and compiled while the rest gets ready.
-            let valeLoad = ValeConfiguration.find(from: cwd).map { ini in Background { ValeEngine.cached(path: ini, root: cwd) } }
+            // and compiled while the rest gets ready. Each document is walked as Vale walks it
+            // meanwhile (the walk needs the configuration, not the rules), and its rules are shared
+            // among the cores once they are loaded.
+            let valeConfiguration = ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
+            let valeLoad = valeConfiguration.map { cfg in Background { ValeEngine(configuration: cfg, root: cwd) } }
+            // The first file named starts its walk now, before the session is set up; `check` takes
+            // the walk over when it reads the same bytes (else it walks what it read).
+            var earlyWalk: (display: String, bytes: [UInt8], walk: ValeDocumentWalk)?
+            if let cfg = valeConfiguration, let first = paths.first, first != "-" {
+                let abs = FileSystem.absolute(first, cwd: cwd)
+                if let st = FileSystem.lstatIfExists(abs), st.kind == .regular, st.size <= Self.earlyWalkBytes,
+                   let bytes = try? FileSystem.read(abs, limit: Int(Self.earlyWalkBytes)) {
+                    earlyWalk = (first, bytes, ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(first, root: cwd), configuration: cfg))
+                }
+            }
             HeuristicsEngine.warmUp()
             let fmt: Format = json ? .json : (format ?? .text)
             var session = CheckSession(paths: Paths.resolve(), storyTypeOverride: storyType)
@@ -79,10 +92,18 @@ extension TKAgent {
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 // The team's Vale styles run on the other core meanwhile.
                 // (Once the styles are loaded: this document's parse and heuristics do not wait for them.)
-                let valeRun = valeLoad.map { load in
-                    Background { () -> [Finding]? in
-                        guard let v = load.value else { return nil }
-                        return v.findings(bytes: bytes, relativePath: Self.valePath(display, v))
+                let valeRun = valeLoad.flatMap { load in
+                    valeConfiguration.map { cfg in
+                        let walk: ValeDocumentWalk
+                        if let early = earlyWalk, early.display == display, early.bytes == bytes {
+                            walk = early.walk
+                        } else {
+                            walk = ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(display, root: cwd), configuration: cfg)
+                        }
+                        earlyWalk = nil
+                        return Background { () -> [Finding]? in
+                            load.value.findings(bytes: bytes, walk: walk, threads: Self.valeThreads)
+                        }
                     }
                 }
                 let t0 = clock.now
@@ -207,12 +228,20 @@ extension TKAgent {
             if strict && report.findingCount > 0 { throw ExitCode(2) }
         }
 
+        /// The largest first file walked for Vale before the session is set up (a larger one is
+        /// walked when it is checked, as every other file is).
+        static let earlyWalkBytes: Int64 = 4 << 20
+
+        /// Threads that share a document's Vale rules: the machine's cores, at most four (each
+        /// walks the whole document, so more would mostly repeat the walk).
+        static let valeThreads = Int(ProcessInfo.processInfo.environment["TKVT"] ?? "") ?? min(max(1, ProcessInfo.processInfo.activeProcessorCount), 4)
+
         /// The path Vale's section globs see: as given, relative to the working folder.
-        static func valePath(_ display: String, _ vale: ValeEngine) -> String {
+        static func valePath(_ display: String, root: String) -> String {
             if display == "-" { return "stdin.md" }
             var p = display
             while p.hasPrefix("./") { p.removeFirst(2) }
-            return p.hasPrefix("/") ? vale.relativePath(for: p) : p
+            return p.hasPrefix("/") ? ValeEngine.relativePath(p, root: root) : p
         }
 
         static func realPath(_ p: PathBytes) -> PathBytes? {

@@ -24,8 +24,18 @@ private struct Project {
         ValeEngine(configuration: try ValeConfiguration.load(path: root + "/.vale.ini"), root: root)
     }
     /// `file:line:col:Rule:message` lines, as `vale --output=line` prints them.
+    ///
+    /// Every case also checks `check`'s way: the document walked on a thread of its own and its
+    /// rules shared among one to three threads give the same findings, in the same order.
     func lint(_ text: String, as name: String = "test.md") throws -> [String] {
-        try engine().findings(bytes: Array(text.utf8), relativePath: name).map { "\($0.line):\($0.column):\($0.rule):\($0.message)" }
+        let engine = try engine()
+        let bytes = Array(text.utf8)
+        let inline = engine.findings(bytes: bytes, relativePath: name)
+        for threads in 1...3 {
+            let walk = ValeDocumentWalk(bytes: bytes, relativePath: name, configuration: engine.configuration)
+            #expect(engine.findings(bytes: bytes, walk: walk, threads: threads) == inline, "\(threads) threads")
+        }
+        return inline.map { "\($0.line):\($0.column):\($0.rule):\($0.message)" }
     }
 }
 
@@ -61,6 +71,30 @@ BasedOnStyles = House
                 }
             }
         }
+    }
+
+    /// `VB.string` encodes scalars of one to four UTF-8 bytes as the standard library does.
+    @Test func scalarsBecomeTheSameString() {
+        let text = "plain ASCII, café, naïve é\u{301}, \u{2014} dash, 日本語, emoji 👩\u{200D}💻 and 𝔘𝔫𝔦𝔠𝔬𝔡𝔢\u{0}\u{7F}\u{80}\u{7FF}\u{800}\u{FFFF}\u{10000}\u{10FFFF}"
+        let sc = Array(text.unicodeScalars)
+        for lo in stride(from: 0, to: sc.count, by: 3) {
+            for hi in stride(from: lo, through: sc.count, by: 5) {
+                #expect(VB.string(sc[lo..<hi]) == String(String.UnicodeScalarView(sc[lo..<hi])))
+            }
+        }
+        #expect(VB.string([][...]) == "")
+    }
+
+    /// A paragraph ends after the first blank line, found in bytes as Go finds it.
+    @Test func paragraphsEndAfterTheFirstBlankLine() {
+        let s: Substring = "one\ntwo\n\nthree\n\n\nfour"[...]
+        let end = ValeFileLinter.afterBlankLine(s)
+        #expect(end.map { String(s[..<$0]) } == "one\ntwo\n\n")
+        #expect(end.flatMap { ValeFileLinter.afterBlankLine(s[$0...]) }.map { String(s[$0...]) } == "\nfour")
+        #expect(ValeFileLinter.afterBlankLine("no blank\nline\n"[...]) == nil)
+        // A combining mark after the blank line does not hide it (Foundation's search would).
+        let combining: Substring = "a\n\n\u{301}b"[...]
+        #expect(ValeFileLinter.afterBlankLine(combining).map { String(combining[..<$0]) } == "a\n\n")
     }
 
     @Test func existenceFindsTokensWithValeColumnsAndSkipsCode() throws {
@@ -189,6 +223,60 @@ BasedOnStyles = House
             "1:3:House.Heads:'A Heading In Title Case' should be in sentence case.",
             "5:50:House.Acronyms:'NBA' has no definition.",
         ])
+    }
+
+    /// `check` shares a document's rules among threads (`lint` above compares every case with one
+    /// linter): ties at one place keep the rules' order, conditional rules still see what the others
+    /// noted, and the walker's comments, counts and masks reach every share.
+    @Test func rulesSharedAmongThreadsReportWhatOneLinterReports() throws {
+        let p = try Project(ini: baseIni, rules: [
+            "A1": "extends: existence\nmessage: \"a1 '%s'\"\ntokens:\n  - very\n",
+            "A2": "extends: existence\nmessage: \"a2 '%s'\"\ntokens:\n  - very\n  - really\n",
+            "A3": "extends: substitution\nmessage: \"Use '%s' for '%s'.\"\nswap:\n  utilize: use\n  very: quite\n",
+            "A4": "extends: occurrence\nmessage: \"Long (%s).\"\nscope: sentence\nmax: 6\ntoken: '\\b(\\w+)\\b'\n",
+            "A5": "extends: repetition\nmessage: \"'%s' again.\"\ntokens:\n  - '[^\\s]+'\n",
+            "Def1": """
+            extends: conditional
+            message: "'%s' is not defined."
+            first: '\\b([A-Z]{3,5})\\b'
+            second: '(?:\\b[A-Z][a-z]+ )+\\(([A-Z]{3,5})\\)'
+            """,
+            "Def2": """
+            extends: conditional
+            message: "'%s' is not defined either."
+            first: '\\b([A-Z]{3,5})\\b'
+            second: 'never(ZZZZ)'
+            """,
+            "Heads": "extends: capitalization\nmessage: \"'%s' in sentence case.\"\nscope: heading\nmatch: $sentence\n",
+            "Lists": "extends: metric\nmessage: \"%s lists.\"\nformula: list\ncondition: \"> 1\"\n",
+            "Spell": "extends: consistency\nmessage: \"Inconsistent '%s'.\"\neither:\n  colour: color\n",
+        ])
+        let text = """
+            # A Heading In Title Case
+
+            The World Health Organization (WHO) said very little. We utilize the the colour and the color.
+
+            <!-- vale House.A1 = NO -->
+
+            - very one
+            - really two
+
+            <!-- vale House.A1 = YES -->
+
+            - very three, and a sentence that goes on for more than six words.
+
+            ![very alt text](x.png)
+
+            """
+        let out = try p.lint(text)
+        // The same word flagged by three rules, two of them in one share: the rules' order, as one
+        // linter reports it.
+        #expect(out.filter { $0.hasPrefix("3:42:") } == ["3:42:House.A1:a1 'very'", "3:42:House.A2:a2 'very'",
+                                                       "3:42:House.A3:Use 'quite' for 'very'."])
+        // WHO is defined for Def2 by what Def1 noted.
+        #expect(!out.contains { $0.contains("not defined either") && $0.contains("'WHO'") })
+        #expect(out.contains("7:3:House.A2:a2 'very'") && !out.contains("7:3:House.A1:a1 'very'"))
+        #expect(out.contains("1:1:House.Lists:3.00 lists."))
     }
 
     @Test func metricUsesDocumentCounts() throws {
