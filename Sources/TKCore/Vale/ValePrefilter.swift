@@ -442,11 +442,15 @@ struct ValePrefilter: Sendable {
     private var classOf = [UInt8](repeating: 0, count: 256)
     private var width = 1
     private var delta: [Int32] = []
-    private var outputs: [[Int32]] = []
+    /// Per state `s`, the pattern ids whose literals end there: `outputIDs[outputStart[s]..<outputStart[s + 1]]`
+    /// (one array, not one a state: the scan reads them at every byte).
+    private var outputStart: [Int32] = []
+    private var outputIDs: [Int32] = []
     /// Regexes run only where one of their leading literals starts, by anchor id.
     private var anchorIDs: [ObjectIdentifier: Int] = [:]
-    /// Per state: (anchor id, literal length) of the leading literals ending there.
-    private var anchorOut: [[(Int32, Int32)]] = []
+    /// Per state, the (anchor id, literal length) of the leading literals ending there, laid out as `outputIDs`.
+    private var anchorStart: [Int32] = []
+    private var anchorOut: [(id: Int32, length: Int32)] = []
     /// By anchor id: how far before a leading literal its matches may start (UTF-16 units).
     private var anchorSkip: [Int] = []
     var count: Int { ids.count }
@@ -461,16 +465,30 @@ struct ValePrefilter: Sendable {
 
     init() {}
 
-    /// Builds the automaton for `regexes` (those whose literals are unknown always run).
-    init(_ regexes: [ValeRegex]) {
+    /// What the automaton needs of one pattern: the literals every match holds one of, and those it
+    /// starts with. Read from the pattern's source, so each rule file's patterns are read on the
+    /// thread that compiles it (`ValeStyles.load`).
+    struct Literals: Sendable {
+        let required: Set<String>?
+        let leads: (literals: Set<String>, skip: Int)?
+        init(_ re: ValeRegex) {
+            required = ValeLiterals.required(re.translated)
+            leads = required == nil ? nil : ValeLiterals.leads(re.translated)
+        }
+    }
+
+    /// Builds the automaton for `regexes` (those whose literals are unknown always run), with the
+    /// literals already read for some of them.
+    init(_ regexes: [ValeRegex], read: [ObjectIdentifier: Literals] = [:]) {
         var literals: [(String, Int)] = []
         var anchors: [(String, Int)] = []
         for re in regexes where ids[ObjectIdentifier(re)] == nil {
-            guard let set = ValeLiterals.required(re.translated) else { continue }
+            let known = read[ObjectIdentifier(re)] ?? Literals(re)
+            guard let set = known.required else { continue }
             let id = ids.count
             ids[ObjectIdentifier(re)] = id
             for l in set { literals.append((l, id)) }
-            if let lead = ValeLiterals.leads(re.translated) {
+            if let lead = known.leads {
                 let aid = anchorIDs.count
                 anchorIDs[ObjectIdentifier(re)] = aid
                 anchorSkip.append(lead.skip)
@@ -537,8 +555,14 @@ struct ValePrefilter: Sendable {
             }
         }
         delta = table
-        outputs = out
-        anchorOut = aout
+        outputStart = [0]
+        anchorStart = [0]
+        for st in 0..<n {
+            outputIDs += out[st]
+            outputStart.append(Int32(outputIDs.count))
+            anchorOut += aout[st].map { (id: $0.0, length: $0.1) }
+            anchorStart.append(Int32(anchorOut.count))
+        }
     }
 
     /// The ids of patterns whose literals occur in `text`, or nil when every pattern may match
@@ -550,20 +574,37 @@ struct ValePrefilter: Sendable {
         var st = 0
         var nonASCII = false
         var u16 = 0 // UTF-16 offset after the current byte
-        for b in text.utf8 {
-            if b >= 0x80 {
-                // Literals are ASCII: none spans a non-ASCII character.
-                nonASCII = true
-                st = 0
-                if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
-                continue
+        let width = width
+        delta.withUnsafeBufferPointer { delta in
+            classOf.withUnsafeBufferPointer { classOf in
+                outputStart.withUnsafeBufferPointer { outputStart in
+                    anchorStart.withUnsafeBufferPointer { anchorStart in
+                        for b in text.utf8 {
+                            if b >= 0x80 {
+                                // Literals are ASCII: none spans a non-ASCII character.
+                                nonASCII = true
+                                st = 0
+                                if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
+                                continue
+                            }
+                            u16 += 1
+                            let lower = b >= 65 && b <= 90 ? b | 0x20 : b
+                            st = Int(delta[st * width + Int(classOf[Int(lower)])])
+                            // (A per-state "seen" array cost a few thousand entries a block, more than these loops.)
+                            var k = Int(outputStart[st])
+                            let kEnd = Int(outputStart[st + 1])
+                            while k < kEnd { found[Int(outputIDs[k])] = true; k += 1 }
+                            var a = Int(anchorStart[st])
+                            let aEnd = Int(anchorStart[st + 1])
+                            while a < aEnd {
+                                let out = anchorOut[a]
+                                starts[Int(out.id)].append(u16 - Int(out.length))
+                                a += 1
+                            }
+                        }
+                    }
+                }
             }
-            u16 += 1
-            let lower = b >= 65 && b <= 90 ? b | 0x20 : b
-            st = Int(delta[st * width + Int(classOf[Int(lower)])])
-            // (A per-state "seen" array cost a few thousand entries a block, more than these loops.)
-            for id in outputs[st] { found[Int(id)] = true }
-            for (aid, len) in anchorOut[st] { starts[Int(aid)].append(u16 - Int(len)) }
         }
         if nonASCII, text.unicodeScalars.contains(where: { !$0.isASCII && Self.mapsToASCII($0) }) { return nil }
         return Hits(found: found, starts: starts)

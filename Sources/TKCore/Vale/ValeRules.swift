@@ -152,7 +152,8 @@ public struct ValeStyles: Sendable {
         let accepted = out.acceptedTokens
         let ruleFiles = files
         // By file; nil: it could not be read.
-        let results = Mutex<[(outcome: Outcome, text: [UInt8], hashed: [[UInt8]])?]>(Array(repeating: nil, count: files.count))
+        let results = Mutex<[(outcome: Outcome, text: [UInt8], hashed: [[UInt8]], literals: [ObjectIdentifier: ValePrefilter.Literals])?]>(
+            Array(repeating: nil, count: files.count))
         DispatchQueue.concurrentPerform(iterations: files.count) { i in
             let (name, path) = ruleFiles[i]
             guard let d = try? Data(contentsOf: URL(fileURLWithPath: path)) else { return }
@@ -169,12 +170,19 @@ public struct ValeStyles: Sendable {
                 outcome = .failed(Self.describe(error))
             }
             let hashed = local.log
-            results.withLock { $0[i] = (outcome, bytes, hashed) }
+            // The prefilter's reading of the rule's patterns, here on the compiling thread.
+            var literals: [ObjectIdentifier: ValePrefilter.Literals] = [:]
+            if case .compiled(.rule(let rule)) = outcome {
+                for re in rule.patterns { literals[ObjectIdentifier(re)] = ValePrefilter.Literals(re) }
+            }
+            results.withLock { $0[i] = (outcome, bytes, hashed, literals) }
         }
+        var literals: [ObjectIdentifier: ValePrefilter.Literals] = [:]
         for (i, result) in results.withLock({ $0 }).enumerated() {
             let (name, path) = files[i]
             guard let r = result else { out.problems.append("\(path): cannot read"); continue }
             hasher.add(Array(name.utf8)); hasher.add(r.text)
+            literals.merge(r.literals) { a, _ in a }
             for chunk in r.hashed { hasher.add(chunk) }
             switch r.outcome {
             case .compiled(.rule(let rule)): out.rules[name] = rule; out.order.append(name)
@@ -218,7 +226,7 @@ public struct ValeStyles: Sendable {
             }
         }
         out.digest = hasher.hex
-        out.prefilter = ValePrefilter(out.order.compactMap { out.rules[$0] }.flatMap(\.patterns))
+        out.prefilter = ValePrefilter(out.order.compactMap { out.rules[$0] }.flatMap(\.patterns), read: literals)
         return out
     }
 
