@@ -100,10 +100,7 @@ public struct ValeEngine: Sendable {
     /// `alerts(bytes:relativePath:)`, sooner on a machine with cores to spare.
     public func alerts(walk: ValeDocumentWalk, threads: Int) -> [ValeAlert] {
         let parts = max(1, threads)
-        func linter(_ part: Int) -> ValeFileLinter {
-            ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: part, of: parts)
-        }
-        let mine = linter(0)
+        let mine = ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: 0, of: parts)
         guard mine.hasWork else { return [] }
         let others = (1..<parts).map { part in
             Background { [styles, configuration] in

@@ -62,20 +62,20 @@ final class ValeWalkLog: @unchecked Sendable {
 /// A Markdown document being walked on a thread of its own as Vale walks it, with a configuration
 /// (and no rules yet): what `ValeEngine.findings(walk:…)` runs the rules over.
 public final class ValeDocumentWalk: Sendable {
-    let configuration: ValeConfiguration
     let relativePath: String
     let ext: String
     let log = ValeWalkLog()
-    private let walker: Background<Bool>
+    /// The walking thread (its value only says it is done).
+    private let walking: Background<Bool>
 
-    /// Starts the walk of `bytes` (the path as Vale's section globs see it).
+    /// Starts the walk of `bytes` (the path as Vale's section globs see it). The engine that lints
+    /// the walk must have been loaded from the same configuration.
     public init(bytes: [UInt8], relativePath: String, configuration: ValeConfiguration) {
-        self.configuration = configuration
         self.relativePath = relativePath
         let ext = ValeEngine.extensionOf(relativePath)
         self.ext = ext
         let log = log
-        walker = Background {
+        walking = Background {
             let walker = ValeFileLinter(styles: ValeStyles(), cfg: configuration, relativePath: relativePath, ext: ext)
             walker.record(walker.prepare(bytes: bytes), into: log)
             return true
