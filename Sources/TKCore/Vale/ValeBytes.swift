@@ -117,24 +117,7 @@ enum VB {
         if scalars.isEmpty { return "" }
         return String(unsafeUninitializedCapacity: scalars.count * 4) { buf in
             var n = 0
-            for c in scalars {
-                let v = c.value
-                if v < 0x80 {
-                    buf[n] = UInt8(truncatingIfNeeded: v); n += 1
-                } else if v < 0x800 {
-                    buf[n] = UInt8(truncatingIfNeeded: 0xC0 | v >> 6)
-                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 2
-                } else if v < 0x10000 {
-                    buf[n] = UInt8(truncatingIfNeeded: 0xE0 | v >> 12)
-                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
-                    buf[n + 2] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 3
-                } else {
-                    buf[n] = UInt8(truncatingIfNeeded: 0xF0 | v >> 18)
-                    buf[n + 1] = UInt8(truncatingIfNeeded: 0x80 | v >> 12 & 0x3F)
-                    buf[n + 2] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
-                    buf[n + 3] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F); n += 4
-                }
-            }
+            for c in scalars { UTF8.encode(c) { buf[n] = $0; n += 1 } }
             return n
         }
     }

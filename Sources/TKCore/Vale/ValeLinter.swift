@@ -645,40 +645,12 @@ final class ValeFileLinter {
     static func format(_ msg: String, _ subs: [String]) -> String {
         // Vale's `CondSprintf` appends an empty argument and `%[n]s` for it, so that an unused
         // argument is no error (and a message ending in `%` prints `%[n]s`, as Vale's does).
+        // Read on bytes, as Go reads it: the directives are ASCII, and no byte of a longer UTF-8
+        // character is (splitting messages into Characters was a tenth of the rules' time on a
+        // chapter, and a combining mark after `%s` hid the directive).
         if !msg.utf8.contains(37) { return msg }   // no `%`: only the empty `%[n]s` is added
-        // An ASCII message without a carriage return is one character a byte: read it as bytes
-        // (splitting it into Characters was a tenth of the rules' time on a chapter).
-        if msg.utf8.allSatisfy({ $0 < 0x80 && $0 != 13 }) { return formatASCII(Array(msg.utf8), subs + [""]) }
         let subs = subs + [""]
-        var out = ""
-        var i = 0
-        let chars = Array(msg + "%[\(subs.count)]s")
-        var k = 0
-        while k < chars.count {
-            let c = chars[k]
-            k += 1
-            guard c == "%" else { out.append(c); continue }
-            if chars[k] == "%" { out.append("%"); k += 1; continue }
-            if chars[k] == "[", let close = chars[k...].firstIndex(of: "]"), let n = Int(String(chars[(k + 1)..<close])),
-               close + 1 < chars.count, chars[close + 1] == "s" {
-                k = close + 2
-                if n >= 1 && n <= subs.count { out += subs[n - 1]; i = n } else { out += "%!s(BADINDEX)"; i = n }
-                continue
-            }
-            if chars[k] == "s" || chars[k] == "v" {
-                k += 1
-                out += i < subs.count ? subs[i] : "%!s(MISSING)"
-                i += 1
-                continue
-            }
-            out.append(c); out.append(chars[k]); k += 1
-        }
-        return out
-    }
-
-    /// `format` for an ASCII message (`subs` with its empty last argument), on bytes.
-    static func formatASCII(_ msg: [UInt8], _ subs: [String]) -> String {
-        var chars = msg
+        var chars = Array(msg.utf8)
         chars.append(contentsOf: "%[\(subs.count)]s".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(chars.count + 32)
@@ -779,11 +751,11 @@ final class ValeFileLinter {
         return re.matches(in: t)
     }
 
-    /// How many matches `find` would give, without making them (an occurrence rule's count).
+    /// How many matches `find` would give, without making them where it can (an occurrence rule's count).
     func count(_ re: ValeRegex, _ t: ValeText) -> Int {
-        if let hits = hits(t), !styles.prefilter.mayMatch(re, hits) || styles.prefilter.starts(re, hits) != nil {
-            return find(re, t).count
-        }
+        guard let hits = hits(t) else { return re.count(in: t) }
+        if !styles.prefilter.mayMatch(re, hits) { return 0 }
+        if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts).count }
         return re.count(in: t)
     }
 

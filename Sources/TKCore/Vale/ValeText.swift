@@ -50,7 +50,6 @@ enum ValeSentences {
     }
 }
 
-/// Title and sentence case as Vale's `capitalization` checks them.
 /// What a capitalization rule compiles once, when it is loaded: its word pattern (the rule's
 /// exceptions first, so that an exception is one word) and its `prefix`.
 public struct ValeCasePatterns: Sendable {
@@ -62,6 +61,7 @@ public struct ValeCasePatterns: Sendable {
     }
 }
 
+/// Title and sentence case as Vale's `capitalization` checks them.
 enum ValeCase {
     static let apSmall: Set<String> = ["a", "an", "and", "at", "but", "by", "for", "in", "nor", "of", "on", "or", "so", "the", "to", "up", "yet",
                                        "as", "if", "off", "per", "via", "vs", "from", "into", "over", "with", "than", "out"]

@@ -63,12 +63,12 @@ extension TKAgent {
             // and compiled while the rest gets ready. Each document is walked as Vale walks it
             // meanwhile (the walk needs the configuration, not the rules), and its rules are shared
             // among the cores once they are loaded.
-            let valeConfiguration = ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
-            let valeLoad = valeConfiguration.map { cfg in Background { ValeEngine(configuration: cfg, root: cwd) } }
+            let vale = ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
+                .map { cfg in (configuration: cfg, engine: Background { ValeEngine(configuration: cfg, root: cwd) }) }
             // The first file named starts its walk now, before the session is set up; `check` takes
             // the walk over when it reads the same bytes (else it walks what it read).
             var earlyWalk: (display: String, bytes: [UInt8], walk: ValeDocumentWalk)?
-            if let cfg = valeConfiguration, let first = paths.first, first != "-" {
+            if let cfg = vale?.configuration, let first = paths.first, first != "-" {
                 let abs = FileSystem.absolute(first, cwd: cwd)
                 if let st = FileSystem.lstatIfExists(abs), st.kind == .regular, st.size <= Self.earlyWalkBytes,
                    let bytes = try? FileSystem.read(abs, limit: Int(Self.earlyWalkBytes)) {
@@ -90,21 +90,17 @@ extension TKAgent {
             var spellingProblems = Set<String>()
 
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
-                // The team's Vale styles run on the other core meanwhile.
-                // (Once the styles are loaded: this document's parse and heuristics do not wait for them.)
-                let valeRun = valeLoad.flatMap { load in
-                    valeConfiguration.map { cfg in
-                        let walk: ValeDocumentWalk
-                        if let early = earlyWalk, early.display == display, early.bytes == bytes {
-                            walk = early.walk
-                        } else {
-                            walk = ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(display, root: cwd), configuration: cfg)
-                        }
-                        earlyWalk = nil
-                        return Background { () -> [Finding]? in
-                            load.value.findings(bytes: bytes, walk: walk, threads: Self.valeThreads)
-                        }
+                // The team's Vale styles run on the other cores meanwhile: this document's parse and
+                // heuristics wait neither for the walk nor for the styles to load.
+                let valeRun = vale.map { vale in
+                    let walk: ValeDocumentWalk
+                    if let early = earlyWalk, early.display == display, early.bytes == bytes {
+                        walk = early.walk
+                    } else {
+                        walk = ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(display, root: cwd), configuration: vale.configuration)
                     }
+                    earlyWalk = nil
+                    return Background { vale.engine.value.findings(bytes: bytes, walk: walk, threads: Self.valeThreads) }
                 }
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
@@ -118,7 +114,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let vf = valeRun?.value { findings = Finding.merged(findings, vf) }
+                if let valeRun { findings = Finding.merged(findings, valeRun.value) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -196,9 +192,9 @@ extension TKAgent {
                 }
             }
 
-            let vale = valeLoad?.value
-            for p in vale?.problems ?? [] { printError(p) }
-            for p in vale?.runtimeProblems ?? [] { printError(p) }
+            let engine = vale?.engine.value
+            for p in engine?.problems ?? [] { printError(p) }
+            for p in engine?.runtimeProblems ?? [] { printError(p) }
 
             if timing {
                 func secs(_ d: Duration) -> Double {
@@ -232,9 +228,9 @@ extension TKAgent {
         /// walked when it is checked, as every other file is).
         static let earlyWalkBytes: Int64 = 4 << 20
 
-        /// Threads that share a document's Vale rules: the machine's cores, at most four (each
-        /// walks the whole document, so more would mostly repeat the walk).
-        static let valeThreads = Int(ProcessInfo.processInfo.environment["TKVT"] ?? "") ?? min(max(1, ProcessInfo.processInfo.activeProcessorCount), 4)
+        /// Threads that share a document's Vale rules: the machine's cores, at most four (each share
+        /// replays the whole walk and makes each block's text again, so more would mostly repeat that).
+        static let valeThreads = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 4)
 
         /// The path Vale's section globs see: as given, relative to the working folder.
         static func valePath(_ display: String, root: String) -> String {

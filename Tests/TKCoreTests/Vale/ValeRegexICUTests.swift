@@ -125,8 +125,8 @@ import Yams
         }
     }
 
-    /// An ASCII message is formatted on bytes, any other on Characters: the same result.
-    @Test func messagesFormatAlikeOnBothPaths() {
+    /// Messages are formatted on bytes, as Go's `Sprintf` reads them: non-ASCII text and line ends around the directives change nothing.
+    @Test func messagesFormatOnBytesAsGoDoes() {
         let cases: [(String, [String])] = [("Use '%[2]s' for '%[1]s', then %s.", ["a", "b", "c"]), ("Only '%s'.", ["x", "y"]),
                                            ("'%s' and '%s'", ["x"]), ("100%% sure", []), ("Bad %[9]s", ["x"]),
                                            ("ends in %", ["x"]), ("%v and %q", ["é", "😀"]), ("no directive", ["x"]),
@@ -137,6 +137,8 @@ import Yams
             #expect(ValeFileLinter.format(msg + "\r\n", subs).hasPrefix(ascii) || msg.hasSuffix("%"), "\(msg)")
         }
         #expect(ValeFileLinter.format("%s is %s", ["é", "x"]) == "é is x")
+        // Go reads the directive before a combining mark (Characters would have made `s\u{301}` one).
+        #expect(ValeFileLinter.format("'%s\u{301}' %[1]s\u{301}", ["x"]) == "'x\u{301}' x\u{301}")
     }
 
     @Test func linesSplitAsStringSplitDoes() {
