@@ -154,19 +154,29 @@ struct ValeGramIndex {
     }
     private var wide: Table
     private var narrow: Table
-
-    static let wideBits = 18
+    /// Bits of the wide table's key: about one bucket per window of the document (2^10 to 2^18
+    /// buckets), so a short document does not clear and sum a novel's table. Any size finds the same
+    /// places: each candidate is checked against the bytes.
+    private let wideBits: Int
 
     init(_ bytes: [UInt8]) {
         original = bytes
-        wide = Self.table(bytes, gram: 4, buckets: 1 << Self.wideBits, key: Self.wideKey)
+        let bits = Self.wideBits(for: bytes.count)
+        wideBits = bits
+        wide = Self.table(bytes, gram: 4, buckets: 1 << bits) { Self.wideKey($0, $1, bits) }
         narrow = Self.table(bytes, gram: 2, buckets: 1 << 16, key: Self.narrowKey)
     }
 
+    static func wideBits(for count: Int) -> Int {
+        var bits = 10
+        while bits < 18 && (1 << bits) < count { bits += 1 }
+        return bits
+    }
+
     @inline(__always)
-    static func wideKey(_ b: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+    static func wideKey(_ b: UnsafeBufferPointer<UInt8>, _ i: Int, _ bits: Int) -> Int {
         let v = UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16 | UInt32(b[i + 3]) << 24
-        return Int((v &* 0x9E37_79B1) >> UInt32(32 - wideBits))
+        return Int((v &* 0x9E37_79B1) >> UInt32(32 - bits))
     }
 
     @inline(__always)
@@ -207,7 +217,8 @@ struct ValeGramIndex {
     ///   - learn: `hay` is the walker's content itself: windows found broken are remembered.
     mutating func first(_ needle: [UInt8], in hay: [UInt8], from: Int = 0, known: Bool = false, learn: Bool = false) -> Int? {
         if needle.count >= 4 {
-            return Self.search(&wide, needle, hay, original, from: from, known: known, learn: learn, key: Self.wideKey)
+            let bits = wideBits
+            return Self.search(&wide, needle, hay, original, from: from, known: known, learn: learn) { Self.wideKey($0, $1, bits) }
         }
         return Self.search(&narrow, needle, hay, original, from: from, known: known, learn: learn, key: Self.narrowKey)
     }

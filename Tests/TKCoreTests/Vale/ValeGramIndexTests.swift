@@ -55,4 +55,13 @@ import Testing
         #expect(ix.first(Array("cdef".utf8), in: Array("abcdef".utf8)) == 2)
         #expect(ix.first(Array("cdef".utf8), in: Array("ab@def".utf8)) == nil)
     }
+
+    /// The wide table has about one bucket per window: a chapter's index does not clear and sum a
+    /// novel's 2^18 buckets, and a novel's stays at 2^18.
+    @Test func theWideTableIsSizedToTheDocument() {
+        #expect(ValeGramIndex.wideBits(for: 0) == 10)
+        #expect(ValeGramIndex.wideBits(for: 3000) == 12)
+        #expect(ValeGramIndex.wideBits(for: 60_000) == 16)
+        #expect(ValeGramIndex.wideBits(for: 700_000) == 18)
+    }
 }
