@@ -22,6 +22,8 @@ let package = Package(
         // libcurl, loaded on first use (dlopen): most commands never make a request, and linking it
         // made every process start ~10 ms slower (see Sources/CCurl/include/tk_curl.h).
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        // The part-of-speech table, laid out at build time (written by scripts/gen_pos_table).
+        .target(name: "CPOSTable", path: "Sources/CPOSTable"),
         .systemLibrary(name: "CHunspell", path: "Sources/CHunspell"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
@@ -35,6 +37,7 @@ let package = Package(
                 "CCrypto",
                 "CCurl",
                 "CInotify",
+                "CPOSTable",
                 "CHunspell",
                 "CICURegex",
                 "CMark",

@@ -14,7 +14,6 @@ public struct HeuristicsEngine: Sendable {
     /// calling this is never required.
     public static func warmUp() {
         DispatchQueue.global(qos: .userInitiated).async { _ = Lexicon.builtIn }
-        DispatchQueue.global(qos: .userInitiated).async { _ = POSLexicon.shared }
         DispatchQueue.global(qos: .userInitiated).async { _ = BuiltInCatalog.shared }
     }
 

@@ -1,3 +1,5 @@
+import CPOSTable
+
 /// What a word can be: the open classes from WordNet (`POSData`) and the closed classes kept by hand
 /// (`ClosedClass`). A word carries every tag it may take ("walk": noun and verb); `main*` marks the
 /// part of speech it has most often in tagged text.
@@ -76,20 +78,46 @@ enum ClosedClass {
     """
 }
 
-/// Part-of-speech look-up by word hash, built once per process on first use (~50k words).
+/// Part-of-speech look-up by word hash (~50k words).
+///
+/// The table is laid out when the program is built (`Sources/CPOSTable`, written by
+/// `scripts/gen_pos_table` from `table()`), so a process reads it from the binary's pages instead
+/// of hashing the word lists at every start. `POSTableTests` fails when the two differ.
 struct POSLexicon: Sendable {
-    private var keys: [UInt64]
-    private var values: [UInt32]
-    private let mask: Int
-
     static let shared = POSLexicon()
 
-    private init() {
-        var cap = 1 << 17
-        while cap < 60_000 * 2 { cap <<= 1 }
-        keys = [UInt64](repeating: 0, count: cap)
-        values = [UInt32](repeating: 0, count: cap)
-        mask = cap - 1
+    /// Slots of the open-addressed table: at least twice the words.
+    static let capacity = Int(TK_POS_CAPACITY)
+    private static let mask = capacity - 1
+
+    private init() {}
+
+    /// The table as built from `POSData` and `ClosedClass` (what `Sources/CPOSTable` holds): a word's
+    /// hash in `keys` (0: free), its tags at the same slot of `values`, linear probing.
+    static func table() -> (keys: [UInt64], values: [UInt32]) {
+        var keys = [UInt64](repeating: 0, count: capacity)
+        var values = [UInt32](repeating: 0, count: capacity)
+        func insert(_ h: UInt64, _ tags: POSTags) {
+            var i = Int(truncatingIfNeeded: h ^ (h >> 31)) & mask
+            while keys[i] != 0 && keys[i] != h { i = (i + 1) & mask }
+            keys[i] = h
+            values[i] |= tags.rawValue
+        }
+        func add(_ words: String, _ tags: POSTags) {
+            var h = WordHash.offset
+            var any = false
+            for b in words.utf8 {
+                if b == 32 || b == 10 || b == 92 {
+                    if any { insert(WordHash.finish(h), tags) }
+                    h = WordHash.offset
+                    any = false
+                } else {
+                    h = WordHash.add(h, b)
+                    any = true
+                }
+            }
+            if any { insert(WordHash.finish(h), tags) }
+        }
         for (bits, words) in POSData.groups { add(words, POSTags(rawValue: UInt32(bits))) }
         add(ClosedClass.determiners, .determiner)
         add(ClosedClass.subjectPronouns, .subjectPronoun)
@@ -106,39 +134,18 @@ struct POSLexicon: Sendable {
         for i in values.indices where POSTags(rawValue: values[i]).intersection(POSTags.notNouns).isEmpty == false {
             values[i] &= ~(POSTags.noun.rawValue | POSTags.mainNoun.rawValue | POSTags.plural.rawValue)
         }
-    }
-
-    private mutating func add(_ words: String, _ tags: POSTags) {
-        var h = WordHash.offset
-        var any = false
-        for b in words.utf8 {
-            if b == 32 || b == 10 || b == 92 {
-                if any { insert(WordHash.finish(h), tags) }
-                h = WordHash.offset
-                any = false
-            } else {
-                h = WordHash.add(h, b)
-                any = true
-            }
-        }
-        if any { insert(WordHash.finish(h), tags) }
-    }
-
-    private mutating func insert(_ h: UInt64, _ tags: POSTags) {
-        var i = Int(truncatingIfNeeded: h ^ (h >> 31)) & mask
-        while keys[i] != 0 && keys[i] != h { i = (i + 1) & mask }
-        keys[i] = h
-        values[i] |= tags.rawValue
+        return (keys, values)
     }
 
     /// The tags stored for a word hash (no inflection undone); empty when unknown.
     func stored(_ h: UInt64) -> POSTags {
-        var i = Int(truncatingIfNeeded: h ^ (h >> 31)) & mask
+        let keys = tk_pos_keys(), values = tk_pos_values()
+        var i = Int(truncatingIfNeeded: h ^ (h >> 31)) & Self.mask
         while true {
             let k = keys[i]
             if k == h { return POSTags(rawValue: values[i]) }
             if k == 0 { return [] }
-            i = (i + 1) & mask
+            i = (i + 1) & Self.mask
         }
     }
 
