@@ -19,8 +19,10 @@ enum ValeLiterals {
 
     static let maxExact = 256
 
-    static func required(_ pattern: String) -> Set<String>? {
-        var p = Parser(Array(pattern.unicodeScalars))
+    /// - Parameter literalRuns: read a run of plain characters as one literal (false: one by one, as
+    ///   the tests compare).
+    static func required(_ pattern: String, literalRuns: Bool = true) -> Set<String>? {
+        var p = Parser(Array(pattern.unicodeScalars), literalRuns: literalRuns)
         guard let info = p.alternation(), p.i == p.s.count, !p.failed else { return nil }
         let set: Set<String>
         switch info {
@@ -35,8 +37,8 @@ enum ValeLiterals {
     /// `literals` (lowercase ASCII, none empty) begins. The pattern then needs trying only at those
     /// places (each occurrence of a literal, and up to `skip` units before it). nil when the
     /// pattern gives no such set: an alternative that can start anywhere, a repetition in front.
-    static func leads(_ pattern: String) -> (literals: Set<String>, skip: Int)? {
-        var p = Parser(Array(pattern.unicodeScalars))
+    static func leads(_ pattern: String, literalRuns: Bool = true) -> (literals: Set<String>, skip: Int)? {
+        var p = Parser(Array(pattern.unicodeScalars), literalRuns: literalRuns)
         guard let lead = p.leadAlternation(), p.i == p.s.count, !p.failed,
               let set = lead.literals, !set.isEmpty, !set.contains(""), lead.skip <= maxSkip else { return nil }
         return (set, lead.skip)
@@ -138,9 +140,10 @@ enum ValeLiterals {
     /// A recursive-descent reader of the regexp2/ICU syntax Vale's rules use.
     struct Parser {
         let s: [Unicode.Scalar]
+        let literalRuns: Bool
         var i = 0
         var failed = false
-        init(_ s: [Unicode.Scalar]) { self.s = s }
+        init(_ s: [Unicode.Scalar], literalRuns: Bool = true) { self.s = s; self.literalRuns = literalRuns }
 
         var peek: Unicode.Scalar? { i < s.count ? s[i] : nil }
 
@@ -158,6 +161,8 @@ enum ValeLiterals {
         mutating func concatenation() -> Info? {
             var parts: [Info] = []
             while let c = peek, c != "|", c != ")" {
+                // A run of plain characters is one literal (what their products one by one make).
+                if let run = literalRun() { parts.append(.exact([run])); continue }
                 guard let atom = atom() else { return nil }
                 guard let q = quantified(atom) else { return nil }
                 parts.append(q)
@@ -196,6 +201,32 @@ enum ValeLiterals {
         static func literal(_ c: Unicode.Scalar) -> Info {
             guard c.isASCII else { return .any }
             return .exact([String(Character(c)).lowercased()])
+        }
+
+        /// Whether `atom` reads `c` as itself (its `default` case).
+        static func isPlain(_ c: Unicode.Scalar) -> Bool {
+            switch c {
+            case "(", ")", "[", "\\", ".", "^", "$", "*", "+", "?", "{", "|": return false
+            default: return true
+            }
+        }
+
+        static func isQuantifier(_ c: Unicode.Scalar) -> Bool { c == "?" || c == "*" || c == "+" || c == "{" }
+
+        /// Two or more plain ASCII characters from here, lowercased, none of them quantified (the last
+        /// one before a quantifier is left to `atom`): nil, and nothing read, when there are fewer.
+        mutating func literalRun() -> String? {
+            guard literalRuns else { return nil }
+            var j = i
+            var bytes: [UInt8] = []
+            while j < s.count, s[j].isASCII, Self.isPlain(s[j]), !(j + 1 < s.count && Self.isQuantifier(s[j + 1])) {
+                let b = UInt8(s[j].value)
+                bytes.append(b >= 65 && b <= 90 ? b | 0x20 : b)
+                j += 1
+            }
+            guard bytes.count >= 2 else { return nil }
+            i = j
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         mutating func atom() -> Info? {
@@ -290,6 +321,7 @@ enum ValeLiterals {
         mutating func leadConcatenation() -> Lead? {
             var lead = Lead.empty
             while let c = peek, c != "|", c != ")" {
+                if let run = literalRun() { lead = lead.then(Lead(skip: 0, literals: [run], complete: true)); continue }
                 guard let atom = leadAtom(), let q = leadQuantified(atom) else { return nil }
                 lead = lead.then(q)
             }

@@ -19,6 +19,29 @@ import Testing
         #expect(ValeLiterals.required("(?:fo){2,3}bars") == ["bars"])
     }
 
+    /// Reading a run of plain characters as one literal gives what reading them one by one gives:
+    /// the same required literals and leads, over patterns made of every construct the reader knows.
+    @Test func literalRunsReadAsTheirCharactersDo() {
+        var state: UInt64 = 20_261_201
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        let pieces = ["a", "B", "c", "word", "Two Words", " ", "e\\.g\\.", "\\b", "\\s+", "\\w", ".", "[Ee]", "[^,]",
+                      "?", "*", "+", "{2}", "{1,3}", "??", "(?:", "(", "(?i)", "(?<!x)", "(?=y)", ")", "|", "^", "$",
+                      "é", "{", "}", "]", "x{2,}", "-", "'s"]
+        var fixed = ["(?i)\\b(?:very|quite|really)\\b", "utilize\\s+\\w+\\s+resources", "(?:a|an) (?:hour|honest)",
+                     "colou?r", "abc{2}", "ab+c", "(?:fo){2,3}bars", "(?i)(?:\\b|_)(?:in order to|a number of)(?:\\b|_)"]
+        for _ in 0..<3000 {
+            fixed.append((0..<(1 + next(10))).map { _ in pieces[next(pieces.count)] }.joined())
+        }
+        for p in fixed {
+            #expect(ValeLiterals.required(p) == ValeLiterals.required(p, literalRuns: false), "\(p)")
+            let a = ValeLiterals.leads(p), b = ValeLiterals.leads(p, literalRuns: false)
+            #expect(a?.literals == b?.literals && a?.skip == b?.skip, "\(p)")
+        }
+    }
+
     @Test func patternsWithoutARequiredLiteralAlwaysRun() {
         #expect(ValeLiterals.required("[^\\s]+") == nil)
         #expect(ValeLiterals.required("colou?r|\\d+") == nil)     // one alternative needs no literal
