@@ -256,9 +256,9 @@ final class ValeFileLinter {
                 case .summary(let text): summary += text
                 case .metric(let key): metrics[key, default: 0] += 1
                 case .comments(let c): comments = c
-                case .block(var blk, let lookup):
+                case .block(var blk, let lookup, let made):
                     if blk.fromContent { blk.context = content }
-                    lintBlock(blk, lookup: lookup)
+                    lintBlock(blk, lookup: lookup, made: made)
                 }
             }
         }
@@ -585,21 +585,24 @@ final class ValeFileLinter {
 
     // MARK: - Running rules
 
-    func lintBlock(_ blk: ValeBlock, lookup: Bool) {
+    /// - Parameter made: the block's text and prefilter verdict as the shares of a walk make them
+    ///   (nil: this linter makes its own).
+    func lintBlock(_ blk: ValeBlock, lookup: Bool, made: ValeBlockMade? = nil) {
         if recording != nil {
             var b = blk
             if b.fromContent { b.context = [] }
-            emit(.block(b, lookup: lookup))
+            emit(.block(b, lookup: lookup, made: ValeBlockMade()))
             return
         }
         chkToCtx = [:]
         blockHits = .none
+        blockMade = made
         blockCount += 1
         var text: ValeText?
         for entry in active {
             if !comments.isEmpty, queryComments(entry.rule.name) { continue }
             if !entry.rule.scope.matches(blk.scope) { continue }
-            if text == nil { text = ValeText(blk.text) }
+            if text == nil { text = made.map { $0.text { ValeText(blk.text) } } ?? ValeText(blk.text) }
             ruleOrdinal = entry.ordinal
             for var a in run(entry.rule, text!, blk) {
                 a.message = Self.whitespaceToSpace(a.message)
@@ -742,6 +745,8 @@ final class ValeFileLinter {
 
     /// The prefilter's verdict on the block being linted: `.none` until computed.
     var blockHits: ValePrefilter.Hits?? = .none
+    /// What the shares of a walk make of the block being linted alike (nil outside a replayed walk).
+    var blockMade: ValeBlockMade?
 
     /// `re`'s matches in the block's text; none, without running it, when the block lacks its literals.
     func find(_ re: ValeRegex, _ t: ValeText) -> [ValeRegex.Match] {
@@ -761,7 +766,10 @@ final class ValeFileLinter {
 
     /// The prefilter's verdict on the block `t` (computed once a block).
     func hits(_ t: ValeText) -> ValePrefilter.Hits? {
-        if case .none = blockHits { blockHits = .some(styles.prefilter.hits(t.string)) }
+        if case .none = blockHits {
+            let prefilter = styles.prefilter
+            blockHits = .some(blockMade.map { $0.hits { prefilter.hits(t.string) } } ?? prefilter.hits(t.string))
+        }
         return blockHits ?? nil
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What Vale's walker does to a document, for linters that run the rules on other threads.
 ///
@@ -19,8 +20,34 @@ enum ValeWalkEvent: Sendable {
     /// The in-document comment switches, as they are from now on.
     case comments([String: Bool])
     /// A block to lint (its context is the content as masked so far when `fromContent`; it is
-    /// then left out here, and the replaying linter puts its own content in).
-    case block(ValeBlock, lookup: Bool)
+    /// then left out here, and the replaying linter puts its own content in). `made` holds what
+    /// every share makes of the block's text alike: the first share to need it makes it.
+    case block(ValeBlock, lookup: Bool, made: ValeBlockMade)
+}
+
+/// A walked block's text as the rules read it, and the prefilter's verdict on it: the same for
+/// every share of the rules (one pack, one text), so the first share to need one makes it and the
+/// others take it (before, each share made both for every block).
+final class ValeBlockMade: Sendable {
+    private let state = Mutex<(text: ValeText?, hits: ValePrefilter.Hits??)>((nil, .none))
+
+    func text(_ make: () -> ValeText) -> ValeText {
+        state.withLock { s in
+            if let t = s.text { return t }
+            let t = make()
+            s.text = t
+            return t
+        }
+    }
+
+    func hits(_ make: () -> ValePrefilter.Hits?) -> ValePrefilter.Hits? {
+        state.withLock { s in
+            if case .some(let h) = s.hits { return h }
+            let h = make()
+            s.hits = .some(h)
+            return h
+        }
+    }
 }
 
 /// The events of one walk, written by one thread and read, each from the start, by any number.
