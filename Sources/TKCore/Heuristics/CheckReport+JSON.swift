@@ -65,26 +65,54 @@ struct PrettyJSON {
         newline()
     }
 
-    mutating func int(_ n: Int) { out.append(contentsOf: String(n).utf8) }
+    mutating func int(_ n: Int) {
+        if n >= 0 && n < 10 { out.append(48 + UInt8(n)); return }
+        // The digits written from the end of a small buffer (no String made for each number).
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
+            var v = n.magnitude
+            var i = buf.count
+            repeat {
+                i -= 1
+                buf[i] = 48 + UInt8(v % 10)
+                v /= 10
+            } while v > 0
+            if n < 0 { i -= 1; buf[i] = 45 }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buf[i...]))
+        }
+    }
 
     mutating func string(_ s: String) {
         out.append(34)
-        for b in s.utf8 {
-            switch b {
-            case 34: out.append(contentsOf: [92, 34])
-            case 92: out.append(contentsOf: [92, 92])
-            case 8: out.append(contentsOf: [92, 98])
-            case 12: out.append(contentsOf: [92, 102])
-            case 10: out.append(contentsOf: [92, 110])
-            case 13: out.append(contentsOf: [92, 114])
-            case 9: out.append(contentsOf: [92, 116])
-            case 0..<32:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                out.append(contentsOf: [92, 117, 48, 48, hex[Int(b >> 4)], hex[Int(b & 15)]])
-            default: out.append(b)
+        var s = s
+        s.withUTF8 { bytes in
+            // Runs that need no escape are copied whole.
+            var start = 0
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                if b >= 32 && b != 34 && b != 92 { continue }
+                if start < i { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i])) }
+                escape(b)
+                start = i + 1
             }
+            if start < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...])) }
         }
         out.append(34)
+    }
+
+    /// A byte JSON escapes (a quote, a backslash or a control character), as Foundation writes it.
+    private mutating func escape(_ b: UInt8) {
+        switch b {
+        case 34: out.append(contentsOf: [92, 34])
+        case 92: out.append(contentsOf: [92, 92])
+        case 8: out.append(contentsOf: [92, 98])
+        case 12: out.append(contentsOf: [92, 102])
+        case 10: out.append(contentsOf: [92, 110])
+        case 13: out.append(contentsOf: [92, 114])
+        case 9: out.append(contentsOf: [92, 116])
+        default:
+            let hex: StaticString = "0123456789abcdef"
+            hex.withUTF8Buffer { h in out.append(contentsOf: [92, 117, 48, 48, h[Int(b >> 4)], h[Int(b & 15)]]) }
+        }
     }
 
     mutating func finding(_ x: Finding) {
