@@ -32,6 +32,34 @@ enum VB {
         return n
     }
 
+    /// Go's `strings.Split(s, sep)` for a separator that is not empty.
+    static func split(_ s: String, _ sep: String) -> [String] {
+        let b = Array(s.utf8), n = Array(sep.utf8)
+        guard !n.isEmpty else { return [s] }
+        var out: [String] = [], from = 0
+        while let i = index(b, n, from: from) { out.append(str(b[from..<i])); from = i + n.count }
+        out.append(str(b[from...]))
+        return out
+    }
+
+    /// Go's `strings.Replace(s, old, new, 1)` for an `old` that is not empty.
+    static func replaceFirst(_ s: String, _ old: String, with new: String) -> String {
+        let b = Array(s.utf8)
+        guard let i = index(b, Array(old.utf8)) else { return s }
+        return str(b[..<i]) + new + str(b[(i + old.utf8.count)...])
+    }
+
+    /// Whether `s` starts with one or more decimal digits (`\d`: Unicode's Nd) and a full stop,
+    /// as the regex `^\d+\.` decides.
+    static func startsWithNumberAndDot(_ s: String) -> Bool {
+        var digits = 0
+        for c in s.unicodeScalars {
+            if c.properties.generalCategory == .decimalNumber { digits += 1; continue }
+            return digits > 0 && c == "."
+        }
+        return false
+    }
+
     static func runes(_ s: ArraySlice<UInt8>) -> Int {
         var n = 0
         for b in s where b & 0xC0 != 0x80 { n += 1 }

@@ -182,13 +182,19 @@ final class ValeFileLinter {
         let html = Self.render(Array(transformed.utf8))
 
         // The context the walker searches: info strings, link references and list numbers masked.
+        // Each pattern needs a literal (three backticks, `][`, `]:`): a document without it is not searched.
         var body = text
-        body = mask(body, Self.exInfoRe) { m in
+        let bodyBytes = Array(body.utf8)
+        body = mask(body, VB.index(bodyBytes, Array("```".utf8)) == nil ? nil : Self.exInfoRe) { m in
             let parts = m.split(separator: "`", omittingEmptySubsequences: false)
             return String(repeating: "`", count: parts.count - 1) + String(repeating: "*", count: parts.last.map { $0.unicodeScalars.count } ?? 0)
         }
-        body = mask(body, Self.linkRefRe) { m in "][" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]" }
-        body = mask(body, Self.linkDefRe) { m in "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:" }
+        body = mask(body, VB.index(bodyBytes, Array("][".utf8)) == nil ? nil : Self.linkRefRe) { m in
+            "][" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]"
+        }
+        body = mask(body, VB.index(bodyBytes, Array("]:".utf8)) == nil ? nil : Self.linkDefRe) { m in
+            "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:"
+        }
         body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }
         let content = Array(body.utf8)
         return Prepared(lines: lines, lineRuneEnds: lineRuneEnds, sanitized: sanitized, content: content,
@@ -522,7 +528,7 @@ final class ValeFileLinter {
         }
         addSummary(txt + "\n\n")
         let b = block(txt, "txt")
-        let lookup = txt.contains("\n")
+        let lookup = txt.utf8.contains(10)   // Go's strings.Contains: a newline byte
         if needsParagraphs {
             var rest = Substring(txt)
             while !rest.isEmpty {
@@ -794,7 +800,7 @@ final class ValeFileLinter {
                     }
                     if Self.matchToken(expected, observed) || excepted(rule, observed) { continue }
                     var message = rule.message
-                    var replacements = expected.components(separatedBy: "|")
+                    var replacements = VB.split(expected, "|")
                     if rule.action == "replace" && rule.actionParams.isEmpty {
                         // `capitalize` (and, as the packs' suites expect, `ignorecase` for all-lowercase terms)
                         // keeps a capitalised match capitalised.
@@ -803,8 +809,8 @@ final class ValeFileLinter {
                             replacements = replacements.map(Self.capFirst)
                         }
                         expected = Self.toSentence(replacements, "or")
-                        for spec in ["'%s'", "\"%s\""] where message.components(separatedBy: spec).count - 1 == 2 {
-                            if let r = message.range(of: spec) { message.replaceSubrange(r, with: "%s") }
+                        for spec in ["'%s'", "\"%s\""] where VB.count(Array(message.utf8), Array(spec.utf8)) == 2 {
+                            message = VB.replaceFirst(message, spec, with: "%s")
                         }
                     } else if rule.action == "replace" {
                         replacements = rule.actionParams

@@ -647,10 +647,18 @@ struct ValePrefilter: Sendable {
     func starts(_ re: ValeRegex, _ h: Hits?) -> [Int]? {
         guard let h, let aid = anchorIDs[ObjectIdentifier(re)] else { return nil }
         let skip = anchorSkip[aid]
-        if skip == 0 { return Array(Set(h.starts[aid])).sorted() }
-        var all = Set<Int>()
-        for p in h.starts[aid] { for k in 0...skip where p - k >= 0 { all.insert(p - k) } }
-        return all.sorted()
+        // Sorted, each place once (the scan finds them nearly in order: sorting beats a Set).
+        var all: [Int]
+        if skip == 0 { all = h.starts[aid] } else {
+            all = []
+            all.reserveCapacity(h.starts[aid].count * (skip + 1))
+            for p in h.starts[aid] { for k in 0...skip where p - k >= 0 { all.append(p - k) } }
+        }
+        all.sort()
+        var n = 0
+        for j in all.indices where n == 0 || all[n - 1] != all[j] { all[n] = all[j]; n += 1 }
+        all.removeLast(all.count - n)
+        return all
     }
 
     /// Whether a case mapping of `c` contains an ASCII character.

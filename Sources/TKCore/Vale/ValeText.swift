@@ -142,7 +142,7 @@ enum ValeCase {
         for (i, w) in words.enumerated() {
             if w.isEmpty { conv.append(w); continue }
             if let v = phrases[i] ?? vocabForm(w, exceptions) { conv.append(v) }
-            else if first || indicators.contains(where: { prev.hasSuffix($0) }) || (i == 1 && prev.range(of: "^\\d+\\.", options: .regularExpression) != nil) {
+            else if first || indicators.contains(where: { prev.hasSuffix($0) }) || (i == 1 && VB.startsWithNumberAndDot(prev)) {
                 conv.append(capFirst(w.lowercased()))
             } else { conv.append(w.lowercased()) }
             first = false

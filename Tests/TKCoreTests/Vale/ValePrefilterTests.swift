@@ -42,6 +42,43 @@ import Testing
         }
     }
 
+    /// The byte helpers that stand in for Foundation's string calls in the rules do what Go's do.
+    @Test func byteHelpersDoWhatGoDoes() {
+        #expect(VB.split("a|b||c", "|") == ["a", "b", "", "c"])
+        #expect(VB.split("", "|") == [""])
+        #expect(VB.split("no separator", "|") == ["no separator"])
+        #expect(VB.replaceFirst("Use '%s' not '%s'.", "'%s'", with: "%s") == "Use %s not '%s'.")
+        #expect(VB.replaceFirst("nothing", "'%s'", with: "%s") == "nothing")
+        #expect(VB.count(Array("'%s' '%s'".utf8), Array("'%s'".utf8)) == 2)
+        // `^\d+\.`: digits of any script, then a full stop.
+        #expect(VB.startsWithNumberAndDot("12."))
+        #expect(VB.startsWithNumberAndDot("\u{663}.") )        // Arabic-Indic three
+        #expect(VB.startsWithNumberAndDot("3.5"))
+        #expect(!VB.startsWithNumberAndDot("3"))
+        #expect(!VB.startsWithNumberAndDot("."))
+        #expect(!VB.startsWithNumberAndDot("a1."))
+        #expect(!VB.startsWithNumberAndDot("\u{2162}."))      // Roman numeral three: a letter number, not Nd
+        for s in ["12.", "\u{663}.", "3", ".", "a1.", "\u{2162}.", "1a.", "", "7.x"] {
+            #expect(VB.startsWithNumberAndDot(s) == (s.range(of: "^\\d+\\.", options: .regularExpression) != nil), "\(s)")
+        }
+    }
+
+    /// Where an anchored pattern is tried: each place once, in order, also `skip` units before a lead.
+    @Test func anchoredStartsAreSortedOnce() throws {
+        let a = try ValeRegex("(?i)\\b(?:very|very good|good)\\b")
+        let b = try ValeRegex("(?:^|\\s)good")
+        let pf = ValePrefilter([a, b])
+        let text = "good, very good. Very good!"
+        let hits = pf.hits(text)
+        let sa = try #require(pf.starts(a, hits))
+        #expect(sa == sa.sorted() && Set(sa).count == sa.count)
+        #expect(Set(sa) == [0, 6, 11, 17, 22])
+        if let sb = pf.starts(b, hits) {
+            #expect(sb == sb.sorted() && Set(sb).count == sb.count)
+            #expect(Set([0, 10, 21]).isSubset(of: Set(sb)))
+        }
+    }
+
     @Test func patternsWithoutARequiredLiteralAlwaysRun() {
         #expect(ValeLiterals.required("[^\\s]+") == nil)
         #expect(ValeLiterals.required("colou?r|\\d+") == nil)     // one alternative needs no literal
