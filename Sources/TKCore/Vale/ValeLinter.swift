@@ -798,7 +798,7 @@ final class ValeFileLinter {
                        let tr = termRegex((rule.ignorecase ? "(?i)" : "") + terms[gi - 1]) {
                         expected = tr.replace(observed, template: expected)
                     }
-                    if Self.matchToken(expected, observed) || excepted(rule, observed) { continue }
+                    if matchToken(expected, observed) || excepted(rule, observed) { continue }
                     var message = rule.message
                     var replacements = VB.split(expected, "|")
                     if rule.action == "replace" && rule.actionParams.isEmpty {
@@ -969,11 +969,19 @@ final class ValeFileLinter {
         return f.uppercased() + s.dropFirst()
     }
 
-    static func matchToken(_ expected: String, _ observed: String) -> Bool {
+    /// Vale's `matchToken`: the match is the replacement already (a phrase compared as it is, else
+    /// the replacement read as a pattern, compiled once per replacement and document).
+    func matchToken(_ expected: String, _ observed: String) -> Bool {
         if ValeStyles.isPhrase(expected) { return expected == observed }
-        guard let re = try? ValeRegex("^(?:" + expected + ")$") else { return expected == observed }
+        let re: ValeRegex?
+        if let known = tokenRegexes[expected] { re = known } else {
+            re = try? ValeRegex("^(?:" + expected + ")$")
+            tokenRegexes[expected] = re
+        }
+        guard let re else { return expected == observed }
         return re.isMatch(observed)
     }
+    var tokenRegexes: [String: ValeRegex?] = [:]
 
     // MARK: - Location (Vale's core/file.go and location.go)
 
