@@ -21,6 +21,9 @@ public final class ValeRegex: @unchecked Sendable {
     let groupCount: Int
     private let prototype: OpaquePointer
     private let idle = Mutex<[Matcher]>([])
+    /// The pattern matches runs of word characters, one match a run (`\\b(\\w+)\\b`, `\\w+`, as
+    /// packs count words in a sentence): on ASCII text `count(in:)` counts the runs without ICU.
+    let countsWordRuns: Bool
 
     /// A clone of `prototype`. Unchecked: it moves between threads only through `idle`, and is used
     /// by one caller at a time (see above).
@@ -46,6 +49,7 @@ public final class ValeRegex: @unchecked Sendable {
         }
         translated = used
         prototype = compiled
+        countsWordRuns = Self.isWordRunCount(pattern)
         var status: TKUErrorCode = 0
         groupCount = max(0, Int(swift_uregex_groupCount(compiled, &status)))
     }
@@ -103,6 +107,29 @@ public final class ValeRegex: @unchecked Sendable {
             swift_uregex_useAnchoringBounds(m, true, &status)
             while swift_uregex_findNext(m, &status), status <= 0, body(m) {}
         }
+    }
+
+    /// Whether `pattern` (flags aside, in a group or not) is one that matches each maximal run of
+    /// word characters once: ICU's `\\w` on ASCII is `[A-Za-z0-9_]` and its `\\b` falls between a
+    /// word character and another one, so the matches are the runs themselves.
+    static func isWordRunCount(_ pattern: String) -> Bool {
+        var p = Substring(pattern)
+        if p.hasPrefix("(?i)") { p = p.dropFirst(4) }
+        if p.hasPrefix("(?:") && p.hasSuffix(")") { p = p.dropFirst(3).dropLast() }
+        return ["\\b(\\w+)\\b", "\\b\\w+\\b", "\\w+", "(\\w+)"].contains(p)
+    }
+
+    /// The runs of `[A-Za-z0-9_]` in an ASCII text (nil when it holds anything else: ICU counts then).
+    static func asciiWordRuns(_ units: [UInt16]) -> Int? {
+        var n = 0
+        var inWord = false
+        for c in units {
+            if c >= 0x80 { return nil }
+            let w = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+            if w && !inWord { n += 1 }
+            inWord = w
+        }
+        return n
     }
 
     private func match(_ m: OpaquePointer, _ text: ValeText) -> Match {
@@ -254,6 +281,7 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// How many non-overlapping matches `text` holds.
     public func count(in text: ValeText) -> Int {
+        if countsWordRuns, let n = Self.asciiWordRuns(text.utf16) { return n }
         var n = 0
         text.utf16.withUnsafeBufferPointer { units in scan(units) { _ in n += 1; return true } }
         return n

@@ -147,4 +147,24 @@ import Yams
             #expect(VB.lines(s) == expected, "\(s.debugDescription)")
         }
     }
+
+    /// A pack's word count (`token: \\b(\\w+)\\b` in an occurrence rule) counted without ICU on
+    /// ASCII text gives ICU's count: the same pattern with an empty group added, which ICU runs.
+    @Test func wordRunsAreCountedAsICUCountsThem() throws {
+        for p in ["(?:\\b(\\w+)\\b)", "(?i)(?:\\b(\\w+)\\b)", "(?:\\w+)", "\\b\\w+\\b"] {
+            let fast = try ValeRegex(p), icu = try ValeRegex(p + "(?:)")
+            #expect(fast.countsWordRuns && !icu.countsWordRuns)
+            var state: UInt64 = 20_261_201
+            func next(_ n: Int) -> Int {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Int((state >> 33) % UInt64(n))
+            }
+            let pieces = ["word", " ", "_", "3", "it's", "-", ",", "a", "Z9", "__", "\t", "\n", ".", "don't", "x_y", "é", "naïve", "\u{301}", "—"]
+            for _ in 0..<500 {
+                let text = ValeText((0..<next(12)).map { _ in pieces[next(pieces.count)] }.joined())
+                #expect(fast.count(in: text) == icu.count(in: text), "\(p) on \(text.string)")
+            }
+        }
+        #expect(!(try ValeRegex("(?:\\b(\\w+)\\b\\.)")).countsWordRuns)
+    }
 }
