@@ -22,7 +22,7 @@ public final class ValeRegex: @unchecked Sendable {
     private let prototype: OpaquePointer
     private let idle = Mutex<[Matcher]>([])
     /// The pattern matches runs of word characters, one match a run (`\\b(\\w+)\\b`, `\\w+`, as
-    /// packs count words in a sentence): on ASCII text `count(in:)` counts the runs without ICU.
+    /// packs count words in a sentence): on plain prose `count(in:)` counts the runs without ICU.
     let countsWordRuns: Bool
 
     /// A clone of `prototype`. Unchecked: it moves between threads only through `idle`, and is used
@@ -119,13 +119,24 @@ public final class ValeRegex: @unchecked Sendable {
         return ["\\b(\\w+)\\b", "\\b\\w+\\b", "\\w+", "(\\w+)"].contains(p)
     }
 
-    /// The runs of `[A-Za-z0-9_]` in an ASCII text (nil when it holds anything else: ICU counts then).
-    static func asciiWordRuns(_ units: [UInt16]) -> Int? {
+    /// The runs of word characters in a text of ASCII, Latin-1 letters and the common typographic
+    /// punctuation (curly quotes, dashes, the ellipsis, the no-break space): nil when it holds anything
+    /// else (a combining mark, which ICU's `\\b` ignores, another script), and ICU counts then.
+    static func plainWordRuns(_ scalars: [Unicode.Scalar]) -> Int? {
         var n = 0
         var inWord = false
-        for c in units {
-            if c >= 0x80 { return nil }
-            let w = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+        for s in scalars {
+            let c = s.value
+            let w: Bool
+            if c < 0x80 {
+                w = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+            } else if c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7 {
+                w = true                                   // Latin-1 letters: Alphabetic
+            } else if c == 0xA0 || c == 0xAB || c == 0xBB || (c >= 0x2010 && c <= 0x2027 && c != 0x2011) {
+                w = false                                  // punctuation and spaces: no word character
+            } else {
+                return nil
+            }
             if w && !inWord { n += 1 }
             inWord = w
         }
@@ -281,7 +292,7 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// How many non-overlapping matches `text` holds.
     public func count(in text: ValeText) -> Int {
-        if countsWordRuns, let n = Self.asciiWordRuns(text.utf16) { return n }
+        if countsWordRuns, let n = Self.plainWordRuns(text.scalars) { return n }
         var n = 0
         text.utf16.withUnsafeBufferPointer { units in scan(units) { _ in n += 1; return true } }
         return n

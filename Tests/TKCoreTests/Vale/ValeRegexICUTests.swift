@@ -159,7 +159,7 @@ import Yams
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return Int((state >> 33) % UInt64(n))
             }
-            let pieces = ["word", " ", "_", "3", "it's", "-", ",", "a", "Z9", "__", "\t", "\n", ".", "don't", "x_y", "é", "naïve", "\u{301}", "—"]
+            let pieces = ["word", " ", "_", "3", "it's", "-", ",", "a", "Z9", "__", "\t", "\n", ".", "don't", "x_y", "é", "naïve", "\u{301}", "—", "“", "”", "‘", "’", "…", "\u{A0}", "«", "»", "×", "Ω", "ÿ", "‑", "\u{200D}", "‿"]
             for _ in 0..<500 {
                 let text = ValeText((0..<next(12)).map { _ in pieces[next(pieces.count)] }.joined())
                 #expect(fast.count(in: text) == icu.count(in: text), "\(p) on \(text.string)")
