@@ -28,6 +28,7 @@ struct TKAgent: AsyncParsableCommand {
         SQLiteSettings.disableMemoryStatistics()
         // A database from a newer version: one line and exit 1 (never read or migrate it).
         let args = CommandLine.arguments.dropFirst()
+        if args.first == "check" { Check.prefetchValeStyles() }
         if !args.contains(where: { ["-h", "--help", "--version", "help"].contains($0) }),
            let problem = AppDatabase.newerDatabaseProblem(paths: Paths.resolve()) {
             FileHandle.standardError.write(Data((problem + "\n").utf8))

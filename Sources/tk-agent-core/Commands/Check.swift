@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TKCore
 
 extension TKAgent {
@@ -63,8 +64,7 @@ extension TKAgent {
             // and compiled while the rest gets ready. Each document is walked as Vale walks it
             // meanwhile (the walk needs the configuration, not the rules), and its rules are shared
             // among the cores once they are loaded.
-            let vale = ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
-                .map { cfg in (configuration: cfg, engine: Background { ValeEngine(configuration: cfg, root: cwd) }) }
+            let vale = Self.valeStyles(from: cwd)
             // The first file named starts its walk now, before the session is set up; `check` takes
             // the walk over when it reads the same bytes (else it walks what it read).
             var earlyWalk: (display: String, bytes: [UInt8], walk: ValeDocumentWalk)?
@@ -223,6 +223,30 @@ extension TKAgent {
             if failed { throw ExitCode(1) }
             if strict && report.findingCount > 0 { throw ExitCode(2) }
         }
+
+        typealias TeamStyles = (configuration: ValeConfiguration, engine: Background<ValeEngine>)
+
+        /// The team's Vale styles for the working folder `cwd`: the `.vale.ini` Vale would find from
+        /// there, its rules loading on other threads. Taken from `prefetchValeStyles` when it started them.
+        static func valeStyles(from cwd: String) -> TeamStyles? {
+            if let early = prefetched.withLock({ p -> (cwd: String, styles: TeamStyles?)? in defer { p = nil }; return p }),
+               early.cwd == cwd {
+                return early.styles
+            }
+            return ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
+                .map { cfg in (configuration: cfg, engine: Background { ValeEngine(configuration: cfg, root: cwd) }) }
+        }
+
+        /// Starts loading the Vale styles of the working folder before the arguments are parsed (`main`
+        /// calls it when the command is `check`): the pack's load is the longest piece of a check with
+        /// styles, and the second core is idle while the arguments and the configuration are read.
+        static func prefetchValeStyles() {
+            let cwd = FileManager.default.currentDirectoryPath
+            let styles = valeStyles(from: cwd)
+            prefetched.withLock { $0 = (cwd, styles) }
+        }
+
+        private static let prefetched = Mutex<(cwd: String, styles: TeamStyles?)?>(nil)
 
         /// The largest first file walked for Vale before the session is set up (a larger one is
         /// walked when it is checked, as every other file is).
