@@ -8,7 +8,7 @@ public struct HeuristicsEngine: Sendable {
     public let options: HeuristicsOptions
     let lexicon: Lexicon
 
-    /// Builds the built-in word tables (phrases, parts of speech) and decodes the built-in advisors on
+    /// Builds the built-in phrase tables and decodes the built-in advisors on
     /// other threads, so that a short process such as `check` reads its configuration and arguments
     /// while they are made. The first engine waits for them (Swift's one-time initialisation), so
     /// calling this is never required.

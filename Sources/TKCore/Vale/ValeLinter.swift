@@ -182,17 +182,18 @@ final class ValeFileLinter {
         let html = Self.render(Array(transformed.utf8))
 
         // The context the walker searches: info strings, link references and list numbers masked.
-        // Each pattern needs a literal (three backticks, `][`, `]:`): a document without it is not searched.
+        // Each of the first three patterns needs a literal: a document without it is not searched.
         var body = text
         let bodyBytes = Array(body.utf8)
-        body = mask(body, VB.index(bodyBytes, Array("```".utf8)) == nil ? nil : Self.exInfoRe) { m in
+        func needing(_ literal: String, _ re: ValeRegex?) -> ValeRegex? { VB.contains(bodyBytes, Array(literal.utf8)) ? re : nil }
+        body = mask(body, needing("```", Self.exInfoRe)) { m in
             let parts = m.split(separator: "`", omittingEmptySubsequences: false)
             return String(repeating: "`", count: parts.count - 1) + String(repeating: "*", count: parts.last.map { $0.unicodeScalars.count } ?? 0)
         }
-        body = mask(body, VB.index(bodyBytes, Array("][".utf8)) == nil ? nil : Self.linkRefRe) { m in
+        body = mask(body, needing("][", Self.linkRefRe)) { m in
             "][" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]"
         }
-        body = mask(body, VB.index(bodyBytes, Array("]:".utf8)) == nil ? nil : Self.linkDefRe) { m in
+        body = mask(body, needing("]:", Self.linkDefRe)) { m in
             "[" + String(repeating: "*", count: max(0, m.unicodeScalars.count - 3)) + "]:"
         }
         body = mask(body, Self.numListRe) { m in String(repeating: "*", count: m.unicodeScalars.count) }

@@ -21,7 +21,7 @@ public final class ValeRegex: @unchecked Sendable {
     let groupCount: Int
     private let prototype: OpaquePointer
     private let idle = Mutex<[Matcher]>([])
-    /// The pattern matches runs of word characters, one match a run (`\\b(\\w+)\\b`, `\\w+`, as
+    /// The pattern matches runs of word characters, one match a run (`\b(\w+)\b`, `\w+`, as
     /// packs count words in a sentence): on plain prose `count(in:)` counts the runs without ICU.
     let countsWordRuns: Bool
 
@@ -110,7 +110,7 @@ public final class ValeRegex: @unchecked Sendable {
     }
 
     /// Whether `pattern` (flags aside, in a group or not) is one that matches each maximal run of
-    /// word characters once: ICU's `\\w` on ASCII is `[A-Za-z0-9_]` and its `\\b` falls between a
+    /// word characters once: ICU's `\w` on ASCII is `[A-Za-z0-9_]` and its `\b` falls between a
     /// word character and another one, so the matches are the runs themselves.
     static func isWordRunCount(_ pattern: String) -> Bool {
         var p = Substring(pattern)
@@ -121,7 +121,7 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// The runs of word characters in a text of ASCII, Latin-1 letters and the common typographic
     /// punctuation (curly quotes, dashes, the ellipsis, the no-break space): nil when it holds anything
-    /// else (a combining mark, which ICU's `\\b` ignores, another script), and ICU counts then.
+    /// else (a combining mark, which ICU's `\b` ignores, another script), and ICU counts then.
     static func plainWordRuns(_ scalars: [Unicode.Scalar]) -> Int? {
         var n = 0
         var inWord = false
@@ -129,7 +129,7 @@ public final class ValeRegex: @unchecked Sendable {
             let c = s.value
             let w: Bool
             if c < 0x80 {
-                w = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 95
+                w = VB.isWord(UInt8(c))
             } else if c >= 0xC0 && c <= 0xFF && c != 0xD7 && c != 0xF7 {
                 w = true                                   // Latin-1 letters: Alphabetic
             } else if c == 0xA0 || c == 0xAB || c == 0xBB || (c >= 0x2010 && c <= 0x2027 && c != 0x2011) {

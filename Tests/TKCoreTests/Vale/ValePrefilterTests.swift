@@ -73,10 +73,9 @@ import Testing
         let sa = try #require(pf.starts(a, hits))
         #expect(sa == sa.sorted() && Set(sa).count == sa.count)
         #expect(Set(sa) == [0, 6, 11, 17, 22])
-        if let sb = pf.starts(b, hits) {
-            #expect(sb == sb.sorted() && Set(sb).count == sb.count)
-            #expect(Set([0, 10, 21]).isSubset(of: Set(sb)))
-        }
+        // "good" at 0, 11 and 22, each also one unit before (the space the pattern may start with).
+        let sb = try #require(pf.starts(b, hits))
+        #expect(sb == [0, 10, 11, 21, 22])
     }
 
     @Test func patternsWithoutARequiredLiteralAlwaysRun() {

@@ -148,8 +148,9 @@ import Yams
         }
     }
 
-    /// A pack's word count (`token: \\b(\\w+)\\b` in an occurrence rule) counted without ICU on
-    /// ASCII text gives ICU's count: the same pattern with an empty group added, which ICU runs.
+    /// A pack's word count (`token: \b(\w+)\b` in an occurrence rule) counted without ICU on plain
+    /// prose gives ICU's count: the same pattern with an empty group added, which ICU runs (texts
+    /// with other characters go to ICU, and must agree too).
     @Test func wordRunsAreCountedAsICUCountsThem() throws {
         for p in ["(?:\\b(\\w+)\\b)", "(?i)(?:\\b(\\w+)\\b)", "(?:\\w+)", "\\b\\w+\\b"] {
             let fast = try ValeRegex(p), icu = try ValeRegex(p + "(?:)")

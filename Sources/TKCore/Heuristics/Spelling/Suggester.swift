@@ -13,10 +13,9 @@ struct Suggester {
     static let maxLength = 40
 
     private static let alphabet: [UInt8] = Array("abcdefghijklmnopqrstuvwxyz'".utf8)
-    private static let vowels: Set<UInt8> = Set("aeiouy".utf8)
-    /// The vowels in a fixed order, to make candidates from (a `Set`'s order changes from process to
-    /// process, and with it the order of equal suggestions: `check` and the sidecar then disagreed).
-    private static let vowelsInOrder: [UInt8] = Array("aeiouy".utf8)
+    /// In a fixed order: candidates are made from them, and a `Set`'s order changes from process to
+    /// process, and with it the order of equal suggestions (`check` and the sidecar then disagreed).
+    private static let vowels: [UInt8] = Array("aeiouy".utf8)
     /// Letters an `h` follows in English digraphs ("ch", "sh", "th", "wh", "gh", "ph"): an `h` added or
     /// dropped there is a likely slip ("wich" → "which").
     private static let beforeH: Set<UInt8> = Set("cstwgp".utf8)
@@ -199,7 +198,7 @@ extension Suggester {
                 var c = w; c.insert(w[i], at: i); out.append(c)
             }
             if vowels.contains(w[i]) {
-                for v in vowelsInOrder where v != w[i] { var c = w; c[i] = v; out.append(c) }
+                for v in vowels where v != w[i] { var c = w; c[i] = v; out.append(c) }
             }
             if i + 1 < n && w[i] != w[i + 1] { var c = w; c.swapAt(i, i + 1); out.append(c) }
         }
