@@ -155,7 +155,15 @@ public enum ConfigurationLoader {
     /// `defaultJSON` parsed (once per process: every command and every document's settings start from it).
     public static let defaultTree: JSONValue = (try? JSONValue.parse(Array(defaultJSON.utf8))) ?? .object([:])
 
+    /// The configuration a merged tree gives: read directly (`Configuration(tree:)`), or through
+    /// `Codable` when that reader declines, for the error that names what is wrong.
     public static func decode(_ tree: JSONValue) throws -> Configuration {
+        if let c = Configuration(tree: tree) { return c }
+        return try decodeCodable(tree)
+    }
+
+    /// The `Codable` reading of a tree (the reference `Configuration(tree:)` is held to).
+    static func decodeCodable(_ tree: JSONValue) throws -> Configuration {
         let d = JSONDecoder()
         d.keyDecodingStrategy = .convertFromSnakeCase
         return try d.decode(Configuration.self, from: Data(try JSON.encode(tree, pretty: false)))
