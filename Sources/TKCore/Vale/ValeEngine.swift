@@ -95,38 +95,46 @@ public struct ValeEngine: Sendable {
         return linter.lint(bytes: bytes)
     }
 
-    /// Vale's alerts for a document walked on another thread (`walk` made with this engine's
-    /// configuration), the rules shared among `threads` threads: the same alerts as
-    /// `alerts(bytes:relativePath:)`, sooner on a machine with cores to spare.
-    public func alerts(walk: ValeDocumentWalk, threads: Int) -> [ValeAlert] {
-        let parts = max(1, threads)
-        let mine = ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: 0, of: parts)
-        guard mine.hasWork else { return [] }
-        let others = (1..<parts).map { part in
-            Background { [styles, configuration] in
-                ValeFileLinter(styles: styles, cfg: configuration, relativePath: walk.relativePath, ext: walk.ext, part: part, of: parts)
-                    .lint(walk.log)
-            }
-        }
-        let alerts = mine.lint(walk.log)
-        if others.isEmpty { return alerts }
-        return (alerts + others.flatMap(\.value)).sorted(by: ValeAlert.inOrder)
-    }
-
     /// The alerts as tk-agent findings (category `vale`, rule `Style.Rule`, byte offsets into `bytes`).
     public func findings(bytes: [UInt8], relativePath: String) -> [Finding] {
         Self.findings(alerts(bytes: bytes, relativePath: relativePath), bytes: bytes)
     }
 
-    /// The findings of a document walked on another thread (`alerts(walk:threads:)`); `bytes` are the walk's.
+    /// The findings of a document walked on another thread (`walk` made with this engine's
+    /// configuration from `bytes`), its rules shared among `threads` threads: the same findings as
+    /// `findings(bytes:relativePath:)`, sooner on a machine with cores to spare.
     public func findings(bytes: [UInt8], walk: ValeDocumentWalk, threads: Int) -> [Finding] {
-        Self.findings(alerts(walk: walk, threads: threads), bytes: bytes)
+        ValeLintRun(engine: { self }, bytes: bytes, walk: walk, helpers: threads - 1, shares: ValeLintRun.shares(threads: threads))
+            .findings()
     }
 
     static func findings(_ alerts: [ValeAlert], bytes: [UInt8]) -> [Finding] {
-        if alerts.isEmpty { return [] }
-        // Line starts in the original bytes (\n, \r\n and lone \r end lines, as Vale reads them).
-        var starts = [0]
+        findings(alerts, lines: ValeLineStarts(bytes))
+    }
+
+    static func findings(_ alerts: [ValeAlert], lines: ValeLineStarts) -> [Finding] {
+        let bytes = lines.bytes
+        return alerts.map { a in
+            let start = lines.offset(line: a.line, column: a.span.0)
+            var end = lines.offset(line: a.line, column: a.span.1 + 1)
+            if end < start { end = start }
+            let text = String(decoding: bytes[start..<end], as: UTF8.self)
+            let sev: Severity = a.severity == "error" ? .error : a.severity == "suggestion" ? .suggestion : .warning
+            let id = "v-" + String(SHA256Digest.hex(Array("\(a.check)\u{0}\(start)\u{0}\(text)".utf8)).prefix(12))
+            return Finding(id: id, rule: a.check, category: .vale, severity: sev, message: a.message, text: text,
+                           start: start, end: end, line: a.line, column: a.span.0, replacements: a.replacements)
+        }
+    }
+}
+
+/// Where each line of a document starts, in its original bytes (`\n`, `\r\n` and a lone `\r` end
+/// lines, as Vale reads them): Vale's line and column made a byte offset.
+struct ValeLineStarts: Sendable {
+    let bytes: [UInt8]
+    private var starts = [0]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
         var i = 0
         while i < bytes.count {
             if bytes[i] == 10 { starts.append(i + 1) }
@@ -136,33 +144,93 @@ public struct ValeEngine: Sendable {
             }
             i += 1
         }
-        func lineEnd(_ l: Int) -> Int {
-            var e = l + 1 < starts.count ? starts[l + 1] : bytes.count
-            while e > starts[l], bytes[e - 1] == 10 || bytes[e - 1] == 13 { e -= 1 }
-            return e
+    }
+
+    private func lineEnd(_ l: Int) -> Int {
+        var e = l + 1 < starts.count ? starts[l + 1] : bytes.count
+        while e > starts[l], bytes[e - 1] == 10 || bytes[e - 1] == 13 { e -= 1 }
+        return e
+    }
+
+    /// The byte offset of 1-based `column` (Unicode scalars) of 1-based `line`, clamped to the line.
+    func offset(line: Int, column: Int) -> Int {
+        let l = max(0, min(line - 1, starts.count - 1))
+        var p = starts[l]
+        let end = lineEnd(l)
+        var n = 1
+        while p < end, n < column {
+            p += 1
+            while p < end, bytes[p] & 0xC0 == 0x80 { p += 1 }
+            n += 1
         }
-        func offset(line: Int, column: Int) -> Int {
-            let l = max(0, min(line - 1, starts.count - 1))
-            var p = starts[l]
-            let end = lineEnd(l)
-            var n = 1
-            while p < end, n < column {
-                p += 1
-                while p < end, bytes[p] & 0xC0 == 0x80 { p += 1 }
-                n += 1
-            }
-            return p
+        return p
+    }
+}
+
+/// One document's Vale rules, linted in shares by whichever thread is free: the run's helper
+/// threads from the start, and the thread that asks for the findings once it has done its own work
+/// (`check` runs the quick heuristics first), which takes the shares no helper has started. Each
+/// share's alerts become findings on the thread that linted it. Rules do not see each other's alerts
+/// (consistency and conditional rules all go to one share, `ValeFileLinter`), so the shares' findings
+/// merge to what one linter running every rule reports.
+public final class ValeLintRun: Sendable {
+    private let engine: @Sendable () -> ValeEngine
+    private let lines: ValeLineStarts
+    private let walk: ValeDocumentWalk
+    private let shares: Int
+    /// The next share to take, and how many are not yet done.
+    private let taken = Atomic<Int>(0)
+    private let pending: Atomic<Int>
+    private let done = DispatchSemaphore(value: 0)
+    private let results: Mutex<[[(finding: Finding, order: ValeAlert.Order)]]>
+
+    /// How many shares for `threads` threads: one each. Smaller shares would even out the threads'
+    /// ends, but each share replays the whole walk: on the chapter with the Microsoft pack and two
+    /// cores, four shares cost some 10 ms more CPU than two and ended later (bench/RESULTS.md).
+    public static func shares(threads: Int) -> Int { max(1, threads) }
+
+    /// Starts `helpers` threads on the shares (0: everything is linted by `findings()`'s caller).
+    /// - Parameter engine: the styles, waited for on each thread that lints (they may still be loading).
+    public init(engine: @escaping @Sendable () -> ValeEngine, bytes: [UInt8], walk: ValeDocumentWalk, helpers: Int, shares: Int) {
+        self.engine = engine
+        self.lines = ValeLineStarts(bytes)
+        self.walk = walk
+        self.shares = max(1, shares)
+        pending = Atomic(self.shares)
+        results = Mutex(Array(repeating: [], count: self.shares))
+        for _ in 0..<max(0, min(helpers, self.shares - 1)) {
+            _ = Background<Bool> { [self] in help(); return true }
         }
-        return alerts.map { a in
-            let start = offset(line: a.line, column: a.span.0)
-            var end = offset(line: a.line, column: a.span.1 + 1)
-            if end < start { end = start }
-            let text = String(decoding: bytes[start..<end], as: UTF8.self)
-            let sev: Severity = a.severity == "error" ? .error : a.severity == "suggestion" ? .suggestion : .warning
-            let id = "v-" + String(SHA256Digest.hex(Array("\(a.check)\u{0}\(start)\u{0}\(text)".utf8)).prefix(12))
-            return Finding(id: id, rule: a.check, category: .vale, severity: sev, message: a.message, text: text,
-                           start: start, end: end, line: a.line, column: a.span.0, replacements: a.replacements)
+    }
+
+    /// Lints shares until none is left to take.
+    private func help() {
+        var styles: ValeEngine?
+        while true {
+            let share = taken.wrappingAdd(1, ordering: .relaxed).oldValue
+            if share >= shares { return }
+            let e = styles ?? engine()
+            styles = e
+            let linter = ValeFileLinter(styles: e.styles, cfg: e.configuration, relativePath: walk.relativePath, ext: walk.ext,
+                                        part: share, of: shares)
+            let alerts = linter.hasWork ? linter.lint(walk.log) : []
+            let found = Array(zip(ValeEngine.findings(alerts, lines: lines), alerts.lazy.map(\.order)))
+            results.withLock { $0[share] = found.map { (finding: $0.0, order: $0.1) } }
+            if pending.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { done.signal() }
         }
+    }
+
+    /// The findings in Vale's order (line, column, then the order the alerts were reported in); lints
+    /// the shares no other thread has taken, then waits for those that are being linted.
+    public func findings() -> [Finding] {
+        help()
+        done.wait()
+        done.signal()
+        let all = results.withLock { $0 }.joined()
+        return all.sorted { a, b in
+            (a.finding.line, a.finding.column) != (b.finding.line, b.finding.column)
+                ? (a.finding.line, a.finding.column) < (b.finding.line, b.finding.column) : a.order < b.order
+        }.map(\.finding)
     }
 }
 

@@ -100,7 +100,11 @@ extension TKAgent {
                         walk = ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(display, root: cwd), configuration: vale.configuration)
                     }
                     earlyWalk = nil
-                    return Background { vale.engine.value.findings(bytes: bytes, walk: walk, threads: Self.valeThreads) }
+                    // Helper threads take the rules' shares as soon as the styles are loaded; this
+                    // thread takes what is left after the heuristics (`findings()` below).
+                    let styles = vale.engine
+                    return ValeLintRun(engine: { styles.value }, bytes: bytes, walk: walk, helpers: Self.valeThreads,
+                                       shares: ValeLintRun.shares(threads: Self.valeThreads))
                 }
                 let t0 = clock.now
                 let doc = MarkdownDocument(bytes: bytes, fileName: fileName)
@@ -114,7 +118,7 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let valeRun { findings = Finding.merged(findings, valeRun.value) }
+                if let valeRun { findings = Finding.merged(findings, valeRun.findings()) }
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -229,31 +233,39 @@ extension TKAgent {
         /// The team's Vale styles for the working folder `cwd`: the `.vale.ini` Vale would find from
         /// there, its rules loading on other threads. Taken from `prefetchValeStyles` when it started them.
         static func valeStyles(from cwd: String) -> TeamStyles? {
-            if let early = prefetched.withLock({ p -> (cwd: String, styles: TeamStyles?)? in defer { p = nil }; return p }),
+            if let early = prefetched.withLock({ p -> (cwd: String, styles: Background<TeamStyles?>)? in defer { p = nil }; return p }),
                early.cwd == cwd {
-                return early.styles
+                return early.styles.value
             }
-            return ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
+            return loadValeStyles(from: cwd)
+        }
+
+        /// Finds and reads the `.vale.ini` for `cwd`, and starts loading its styles on other threads.
+        static func loadValeStyles(from cwd: String) -> TeamStyles? {
+            ValeConfiguration.find(from: cwd).flatMap { try? ValeConfiguration.load(path: $0) }
                 .map { cfg in (configuration: cfg, engine: Background { ValeEngine(configuration: cfg, root: cwd) }) }
         }
 
         /// Starts loading the Vale styles of the working folder before the arguments are parsed (`main`
         /// calls it when the command is `check`): the pack's load is the longest piece of a check with
         /// styles, and the second core is idle while the arguments and the configuration are read.
+        /// Finding and reading the `.vale.ini` happen on that thread too (with the process's first
+        /// regular expressions, its globs, they took a couple of milliseconds on the main thread).
         static func prefetchValeStyles() {
             let cwd = FileManager.default.currentDirectoryPath
-            let styles = valeStyles(from: cwd)
+            let styles = Background { loadValeStyles(from: cwd) }
             prefetched.withLock { $0 = (cwd, styles) }
         }
 
-        private static let prefetched = Mutex<(cwd: String, styles: TeamStyles?)?>(nil)
+        private static let prefetched = Mutex<(cwd: String, styles: Background<TeamStyles?>)?>(nil)
 
         /// The largest first file walked for Vale before the session is set up (a larger one is
         /// walked when it is checked, as every other file is).
         static let earlyWalkBytes: Int64 = 4 << 20
 
-        /// Threads that share a document's Vale rules: the machine's cores, at most four (each share
-        /// replays the whole walk and makes each block's text again, so more would mostly repeat that).
+        /// Helper threads that lint a document's Vale rules beside the main thread (which joins them
+        /// after the heuristics): the machine's cores, at most four (each share replays the whole walk
+        /// and makes each block's text again, so more would mostly repeat that).
         static let valeThreads = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 4)
 
         /// The path Vale's section globs see: as given, relative to the working folder.
