@@ -186,7 +186,7 @@ public final class ValeLintRun: Sendable {
 
     /// How many shares for `threads` threads: one each. Smaller shares would even out the threads'
     /// ends, but each share replays the whole walk: on the chapter with the Microsoft pack and two
-    /// cores, four shares cost some 10 ms more CPU than two and ended later (bench/RESULTS.md).
+    /// cores, three or four shares cost more CPU than two and ended no sooner (bench/RESULTS.md).
     public static func shares(threads: Int) -> Int { max(1, threads) }
 
     /// Starts `helpers` threads on the shares (0: everything is linted by `findings()`'s caller).
@@ -198,7 +198,7 @@ public final class ValeLintRun: Sendable {
         self.shares = max(1, shares)
         pending = Atomic(self.shares)
         results = Mutex(Array(repeating: [], count: self.shares))
-        for _ in 0..<max(0, min(helpers, self.shares - 1)) {
+        for _ in 0..<max(0, min(helpers, self.shares)) {
             _ = Background<Bool> { [self] in help(); return true }
         }
     }

@@ -100,10 +100,13 @@ extension TKAgent {
                         walk = ValeDocumentWalk(bytes: bytes, relativePath: Self.valePath(display, root: cwd), configuration: vale.configuration)
                     }
                     earlyWalk = nil
-                    // Helper threads take the rules' shares as soon as the styles are loaded; this
-                    // thread takes what is left after the heuristics (`findings()` below).
+                    // Helper threads take shares of the rules as soon as the styles are loaded; this
+                    // thread takes the last share after the heuristics (`findings()` below). Measured
+                    // on two cores, that ends as soon as with a second helper competing with the
+                    // heuristics, the walk and the styles' load from the start, on less CPU
+                    // (bench/RESULTS.md).
                     let styles = vale.engine
-                    return ValeLintRun(engine: { styles.value }, bytes: bytes, walk: walk, helpers: Self.valeThreads,
+                    return ValeLintRun(engine: { styles.value }, bytes: bytes, walk: walk, helpers: Self.valeThreads - 1,
                                        shares: ValeLintRun.shares(threads: Self.valeThreads))
                 }
                 let t0 = clock.now
@@ -263,9 +266,9 @@ extension TKAgent {
         /// walked when it is checked, as every other file is).
         static let earlyWalkBytes: Int64 = 4 << 20
 
-        /// Helper threads that lint a document's Vale rules beside the main thread (which joins them
-        /// after the heuristics): the machine's cores, at most four (each share replays the whole walk
-        /// and makes each block's text again, so more would mostly repeat that).
+        /// Threads that lint a document's Vale rules: the machine's cores, at most four (each share
+        /// replays the whole walk and makes each block's text again, so more would mostly repeat that);
+        /// one of them is the main thread, after the heuristics.
         static let valeThreads = min(max(1, ProcessInfo.processInfo.activeProcessorCount), 4)
 
         /// The path Vale's section globs see: as given, relative to the working folder.
