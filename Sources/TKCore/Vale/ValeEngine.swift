@@ -199,23 +199,21 @@ public final class ValeLintRun: Sendable {
         pending = Atomic(self.shares)
         results = Mutex(Array(repeating: [], count: self.shares))
         for _ in 0..<max(0, min(helpers, self.shares)) {
-            _ = Background<Bool> { [self] in help(); return true }
+            _ = Background<Void> { [self] in help() }
         }
     }
 
     /// Lints shares until none is left to take.
     private func help() {
-        var styles: ValeEngine?
         while true {
             let share = taken.wrappingAdd(1, ordering: .relaxed).oldValue
             if share >= shares { return }
-            let e = styles ?? engine()
-            styles = e
+            let e = engine()
             let linter = ValeFileLinter(styles: e.styles, cfg: e.configuration, relativePath: walk.relativePath, ext: walk.ext,
                                         part: share, of: shares)
             let alerts = linter.hasWork ? linter.lint(walk.log) : []
-            let found = Array(zip(ValeEngine.findings(alerts, lines: lines), alerts.lazy.map(\.order)))
-            results.withLock { $0[share] = found.map { (finding: $0.0, order: $0.1) } }
+            let found = zip(ValeEngine.findings(alerts, lines: lines), alerts).map { (finding: $0, order: $1.order) }
+            results.withLock { $0[share] = found }
             if pending.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 { done.signal() }
         }
     }
@@ -226,11 +224,9 @@ public final class ValeLintRun: Sendable {
         help()
         done.wait()
         done.signal()
-        let all = results.withLock { $0 }.joined()
-        return all.sorted { a, b in
-            (a.finding.line, a.finding.column) != (b.finding.line, b.finding.column)
-                ? (a.finding.line, a.finding.column) < (b.finding.line, b.finding.column) : a.order < b.order
-        }.map(\.finding)
+        return results.withLock { $0 }.joined()
+            .sorted { a, b in (a.finding.line, a.finding.column, a.order) < (b.finding.line, b.finding.column, b.order) }
+            .map(\.finding)
     }
 }
 

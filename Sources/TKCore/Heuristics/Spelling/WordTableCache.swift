@@ -48,7 +48,7 @@ enum WordTableCache {
 
     static let checksumSeed: UInt64 = 0x9E37_79B9_7F4A_7C15
 
-    /// The checksum of the words before `w`, `h`, carried over `w`.
+    /// `h`, the checksum of the words before `w`, carried over `w`.
     @inline(__always) static func fold(_ h: UInt64, _ w: UInt64) -> UInt64 {
         let x = (h ^ w) &* 0xFF51_AFD7_ED55_8CCD
         return x ^ (x >> 32)
@@ -124,14 +124,13 @@ enum WordTableCache {
         var st = stat()
         guard fstat(fd, &st) == 0, st.st_size >= 64, st.st_size <= maxBytes, st.st_size % 8 == 0 else { return nil }
         var r = Reader(fd: fd, count: Int(st.st_size) / 8)
+        // Every section is read and the checksum checked before any of it is taken for a table.
         guard r.word() == magic, r.word() == version, r.word() == UInt64(r.count),
               let storedKey = r.bytes(), storedKey == key,
-              let ws = r.section().flatMap(HashSlots.init(slots:)),
-              let ns = r.section().flatMap(HashSlots.init(slots:)),
-              let up = r.section().flatMap(HashSlots.init(slots:)),
-              let stemSlots = r.section(), let stemCount = r.word(),
+              let wordSlots = r.section(), let noSuggestSlots = r.section(), let upcaseSlots = r.section(),
+              let stemSlots = r.section(), let stemCount = r.word(), let text = r.bytes(), r.checksumMatches(),
+              let ws = HashSlots(slots: wordSlots), let ns = HashSlots(slots: noSuggestSlots), let up = HashSlots(slots: upcaseSlots),
               let stems = StemTable(slots: stemSlots, count: Int(truncatingIfNeeded: stemCount)),
-              let text = r.bytes(), r.checksumMatches(),
               let compound = parseCompound(text) else { return nil }
         return WordTable(words: ws, noSuggest: ns, upcase: up, stems: stems, compound: compound)
     }
