@@ -67,9 +67,13 @@ public enum JSONValue: Codable, Sendable, Equatable {
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
 
-    /// Parses JSON bytes into a value tree.
+    /// Parses JSON bytes into a value tree: `JSONSyntax.value`, which reads what Foundation's
+    /// decoder reads the same way, without its cost; a text it declines goes to the decoder, which
+    /// has the last word (it also reads UTF-16 and UTF-32) and whose error callers describe.
     public static func parse(_ bytes: [UInt8]) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        do { return try JSONSyntax.value(bytes) } catch {
+            return try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        }
     }
 
     /// A compact text form for display (`config get`).
