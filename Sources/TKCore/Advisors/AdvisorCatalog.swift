@@ -101,21 +101,31 @@ public enum BuiltInCatalogSource: String, Sendable {
 public struct BuiltInCatalog: Sendable {
     public var catalog: AdvisorCatalog
     public var source: BuiltInCatalogSource
+    /// A digest of the two files the catalog was decoded from: what it says is a function of them,
+    /// so a derivation key can take this instead of encoding the catalog again in every process.
+    public var bytesDigest: String
 
     static let shared = BuiltInCatalog.load()
+
+    static func digest(roles: [UInt8], storyTypes: [UInt8]) -> String {
+        String(SHA256Digest.hex(Array("built-in catalog\u{0}".utf8) + roles + [0] + storyTypes).prefix(16))
+    }
 
     /// Reads the resource bundle when it is installed, else the embedded copy.
     static func load() -> BuiltInCatalog {
         var problems: [String] = []
         if let roles = resourceBytes("roles"), let types = resourceBytes("story_types") {
             let decoded = decode(rolesJSON: roles, storyTypesJSON: types)
-            if decoded.problems.isEmpty { return BuiltInCatalog(catalog: decoded, source: .bundle) }
+            if decoded.problems.isEmpty {
+                return BuiltInCatalog(catalog: decoded, source: .bundle, bytesDigest: digest(roles: roles, storyTypes: types))
+            }
             problems += decoded.problems.map { "built-in advisors resource: \($0); using the embedded copy" }
         }
-        var decoded = decode(rolesJSON: Array(EmbeddedCatalog.roles.utf8), storyTypesJSON: Array(EmbeddedCatalog.storyTypes.utf8))
+        let roles = Array(EmbeddedCatalog.roles.utf8), types = Array(EmbeddedCatalog.storyTypes.utf8)
+        var decoded = decode(rolesJSON: roles, storyTypesJSON: types)
         decoded.problems = problems + decoded.problems
         let ok = !decoded.roles.isEmpty && !decoded.storyTypes.isEmpty
-        return BuiltInCatalog(catalog: decoded, source: ok ? .embedded : .none)
+        return BuiltInCatalog(catalog: decoded, source: ok ? .embedded : .none, bytesDigest: digest(roles: roles, storyTypes: types))
     }
 
     /// Decodes the two resource files. Anything unreadable gives an empty list and a problem line.

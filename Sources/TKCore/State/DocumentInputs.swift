@@ -49,10 +49,23 @@ public struct ProjectInputs: Sendable {
         return String(SHA256Digest.hex(Array(text.joined(separator: "\n").utf8)).prefix(16))
     }
 
-    /// A digest of the story types and roles (their limits, default advisors and tips).
+    /// A digest of the story types and roles (their limits, default advisors and tips). The
+    /// built-in part, when the catalog starts with it unchanged, is the digest of the files it was
+    /// decoded from (encoding it took a millisecond or two of every command's start); the rest,
+    /// custom roles, is encoded.
     public static func digest(_ catalog: AdvisorCatalog) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
+        let builtIn = BuiltInCatalog.shared
+        let n = builtIn.catalog.roles.count
+        if catalog.storyTypes == builtIn.catalog.storyTypes, catalog.roles.count >= n,
+           catalog.roles[..<n].elementsEqual(builtIn.catalog.roles) {
+            var bytes = Array("b:\(builtIn.bytesDigest)".utf8)
+            if catalog.roles.count > n {
+                bytes += [0] + Array((try? encoder.encode(Array(catalog.roles[n...]))) ?? Data())
+            }
+            return String(SHA256Digest.hex(bytes).prefix(16))
+        }
         let bytes = ((try? encoder.encode(catalog.storyTypes)) ?? Data()) + ((try? encoder.encode(catalog.roles)) ?? Data())
         return String(SHA256Digest.hex(Array(bytes)).prefix(16))
     }

@@ -163,3 +163,43 @@ import Testing
         #expect(v["genre_context"]?.stringValue?.isEmpty == false)
     }
 }
+
+/// The catalog's part of every derivation key: the built-in catalog is digested from the files it
+/// was decoded from, and anything else about a catalog still changes the digest.
+@Suite struct CatalogDigestTests {
+    @Test func everyChangeToTheCatalogChangesItsDigest() throws {
+        let builtIn = AdvisorCatalog.builtIn
+        let base = ProjectInputs.digest(builtIn)
+        #expect(ProjectInputs.digest(builtIn) == base)
+
+        var withCustom = builtIn
+        var custom = try #require(builtIn.roles.first)
+        custom.id = "house_editor"; custom.custom = true
+        withCustom.roles.append(custom)
+        let customDigest = ProjectInputs.digest(withCustom)
+        #expect(customDigest != base)
+        var otherCustom = withCustom
+        otherCustom.roles[otherCustom.roles.count - 1].guidelines.append("Prefer short words.")
+        #expect(ProjectInputs.digest(otherCustom) != customDigest)
+
+        var editedRole = builtIn
+        editedRole.roles[0].quickTips.append(QuickTip(phrase: "synergy", message: "Say what you mean.", category: .wordy))
+        #expect(ProjectInputs.digest(editedRole) != base)
+
+        var editedType = builtIn
+        try #require(!editedType.storyTypes.isEmpty)
+        editedType.storyTypes[0].defaultAdvisors.append("editor")
+        #expect(ProjectInputs.digest(editedType) != base)
+
+        var fewer = builtIn
+        fewer.roles.removeLast()
+        #expect(ProjectInputs.digest(fewer) != base)
+    }
+
+    @Test func theBuiltInDigestFollowsItsFiles() {
+        let a = BuiltInCatalog.digest(roles: Array(#"{"roles":[]}"#.utf8), storyTypes: Array(#"{"story_types":[]}"#.utf8))
+        let b = BuiltInCatalog.digest(roles: Array(#"{"roles": []}"#.utf8), storyTypes: Array(#"{"story_types":[]}"#.utf8))
+        let c = BuiltInCatalog.digest(roles: Array(#"{"roles":[]}"#.utf8), storyTypes: Array(#"{"story_types": []}"#.utf8))
+        #expect(a != b && a != c && b != c)
+    }
+}
