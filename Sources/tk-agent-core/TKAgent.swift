@@ -34,6 +34,11 @@ struct TKAgent: AsyncParsableCommand {
             FileHandle.standardError.write(Data((problem + "\n").utf8))
             Foundation.exit(1)
         }
+        // `check`'s plain command lines skip ArgumentParser's parse; it runs and ends as `main` would.
+        if args.first == "check", let check = Check.quickParse(Array(args.dropFirst())) {
+            do { try await check.run() } catch { exit(withError: error) }
+            return
+        }
         await main(nil)
     }
 }

@@ -42,6 +42,59 @@ extension TKAgent {
                                               visibility: .hidden))
         var timing = false
 
+        /// The command line's plain forms, read without ArgumentParser: its first parse in a process
+        /// reflects over every option's type and looks up their conformances in the Swift runtime, a
+        /// few milliseconds of every `check`, which editors and CI run once per save or commit.
+        /// Anything else (help, completions, an unknown or repeated option, a value that starts
+        /// with `-`, the word `help`) gives nil and takes ArgumentParser's parse, with its errors.
+        /// `test_check_quick_parse.py` compares both on the same commands.
+        static func quickParse(_ arguments: [String]) -> Check? {
+            var paths: [String] = []
+            var format: Format?, json = false, strict = false, storyType: String?, timing = false
+            var i = 0
+            var positionalOnly = false
+            func value(_ a: String, _ name: String) -> String?? {
+                // nil: not this option; .some(nil): this option without a usable value.
+                if a == name {
+                    guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") || arguments[i + 1] == "-" else { return .some(nil) }
+                    i += 1
+                    return .some(arguments[i])
+                }
+                if a.hasPrefix(name + "=") { return .some(String(a.dropFirst(name.count + 1))) }
+                return nil
+            }
+            while i < arguments.count {
+                let a = arguments[i]
+                defer { i += 1 }
+                if positionalOnly || a == "-" || !a.hasPrefix("-") {
+                    if a == "help" { return nil }
+                    paths.append(a)
+                    continue
+                }
+                switch a {
+                case "--": positionalOnly = true
+                case "--json": if json { return nil }; json = true
+                case "--strict": if strict { return nil }; strict = true
+                case "--timing": if timing { return nil }; timing = true
+                default:
+                    if let v = value(a, "--format") {
+                        guard format == nil, let v, let f = Format(rawValue: v) else { return nil }
+                        format = f
+                    } else if let v = value(a, "--story-type") {
+                        guard storyType == nil, let v, !v.isEmpty else { return nil }
+                        storyType = v
+                    } else {
+                        return nil
+                    }
+                }
+            }
+            var c = Check()
+            c.paths = paths; c.format = format; c.json = json; c.strict = strict; c.storyType = storyType; c.timing = timing
+            // ArgumentParser validates as it parses; a command it would reject takes its parse.
+            guard (try? c.validate()) != nil else { return nil }
+            return c
+        }
+
         func validate() throws {
             if let t = storyType, !HeuristicsOptions.storyTypes.contains(t) {
                 throw ValidationError("Unknown story type '\(t)'. Use one of: \(HeuristicsOptions.storyTypes.joined(separator: ", ")).")
