@@ -185,7 +185,7 @@ public final class ValeRegex: @unchecked Sendable {
 
     /// `(?P<name>` → `(?<name>`; POSIX classes outside brackets stay as they are.
     static func translate(_ p: String) -> String {
-        var s = p.replacingOccurrences(of: "(?P<", with: "(?<")
+        var s = VB.replaceAll(p, "(?P<", with: "(?<")
         // A literal `[` inside a character class is a nested set in ICU; Go takes it literally.
         if s.contains("[") { s = escapeNestedBrackets(s) }
         if s.contains("{") { s = escapeLiteralBraces(s) }

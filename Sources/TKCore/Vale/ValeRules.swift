@@ -295,7 +295,7 @@ public struct ValeStyles: Sendable {
         var regex = word ? (template.isEmpty ? "(?m)\\b(?:%s)\\b" : template) : "(?m)(?:%s)"
         regex = append ? regex + callback : callback + regex
         if noCase { regex = "(?i)" + regex }
-        return regex.replacingOccurrences(of: "%s", with: tokens)
+        return VB.replaceAll(regex, "%s", with: tokens)
     }
 
     static func compile(name: String, _ m: [String: Any], cfg: ValeConfiguration, accepted: [String], hasher: inout FNV64) throws -> Compiled {

@@ -50,6 +50,12 @@ import Testing
         #expect(VB.replaceFirst("Use '%s' not '%s'.", "'%s'", with: "%s") == "Use %s not '%s'.")
         #expect(VB.replaceFirst("nothing", "'%s'", with: "%s") == "nothing")
         #expect(VB.count(Array("'%s' '%s'".utf8), Array("'%s'".utf8)) == 2)
+        #expect(VB.replaceAll("(?m)\\b(?:%s)\\b|%s", "%s", with: "a|b") == "(?m)\\b(?:a|b)\\b|a|b")
+        #expect(VB.replaceAll("(?P<x>a)(?P<y>b)", "(?P<", with: "(?<") == "(?<x>a)(?<y>b)")
+        #expect(VB.replaceAll("%%ss", "%s", with: "") == "%s")
+        #expect(VB.replaceAll("nothing", "%s", with: "x") == "nothing")
+        // Bytes, as Go: a combining mark after the directive does not hide it.
+        #expect(VB.replaceAll("%s\u{301}", "%s", with: "e") == "e\u{301}")
         // `^\d+\.`: digits of any script, then a full stop.
         #expect(VB.startsWithNumberAndDot("12."))
         #expect(VB.startsWithNumberAndDot("\u{663}.") )        // Arabic-Indic three
