@@ -23,6 +23,8 @@ extension TKAgent {
             case text, json, line, rdjsonl, sarif
         }
 
+        // Every option below is also set by `quickParse`: a new one must be added there too (a
+        // property it leaves unset traps when `run` reads it, which every check test would show).
         @Argument(help: "Files, folders, or - for standard input.", completion: .file(extensions: ["md", "markdown"]))
         var paths: [String] = []
 
