@@ -54,20 +54,22 @@ public struct ProjectInputs: Sendable {
     /// decoded from (encoding it took a millisecond or two of every command's start); the rest,
     /// custom roles, is encoded.
     public static func digest(_ catalog: AdvisorCatalog) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        func encoded<T: Encodable>(_ value: T) -> Data {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            return (try? encoder.encode(value)) ?? Data()
+        }
         let builtIn = BuiltInCatalog.shared
         let n = builtIn.catalog.roles.count
         if catalog.storyTypes == builtIn.catalog.storyTypes, catalog.roles.count >= n,
            catalog.roles[..<n].elementsEqual(builtIn.catalog.roles) {
             var bytes = Array("b:\(builtIn.bytesDigest)".utf8)
             if catalog.roles.count > n {
-                bytes += [0] + Array((try? encoder.encode(Array(catalog.roles[n...]))) ?? Data())
+                bytes += [0] + Array(encoded(Array(catalog.roles[n...])))
             }
             return String(SHA256Digest.hex(bytes).prefix(16))
         }
-        let bytes = ((try? encoder.encode(catalog.storyTypes)) ?? Data()) + ((try? encoder.encode(catalog.roles)) ?? Data())
-        return String(SHA256Digest.hex(Array(bytes)).prefix(16))
+        return String(SHA256Digest.hex(Array(encoded(catalog.storyTypes) + encoded(catalog.roles))).prefix(16))
     }
 }
 

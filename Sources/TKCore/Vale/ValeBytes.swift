@@ -53,20 +53,7 @@ enum VB {
     /// `replacingOccurrences` compares composed characters, and took a tenth of a pack's compile on
     /// patterns of thousands of words).
     static func replaceAll(_ s: String, _ old: String, with new: String) -> String {
-        let b = Array(s.utf8), o = Array(old.utf8)
-        guard !o.isEmpty, var i = index(b, o) else { return s }
-        var out: [UInt8] = []
-        out.reserveCapacity(b.count)
-        var from = 0
-        while true {
-            out.append(contentsOf: b[from..<i])
-            out.append(contentsOf: new.utf8)
-            from = i + o.count
-            guard let next = index(b, o, from: from) else { break }
-            i = next
-        }
-        out.append(contentsOf: b[from...])
-        return str(out)
+        split(s, old).joined(separator: new)
     }
 
     /// Whether `s` starts with one or more decimal digits (`\d`: Unicode's Nd) and a full stop,
