@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import CSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,13 +46,39 @@ public struct AppDatabase: Sendable {
     /// tk-agent, else nil (also when it cannot be read: opening it then reports what is wrong).
     /// Reads the file only; never creates or changes it.
     public static func newerDatabaseProblem(paths: Paths) -> String? {
-        guard FileSystem.lstatIfExists(paths.database) != nil else { return nil }
-        var config = Configuration()
-        config.readonly = true
-        guard let queue = try? DatabaseQueue(path: paths.database.display, configuration: config),
-              let newer = try? queue.read({ db in try newerSchema(db, migrator: migrator) })
-        else { return nil }
-        return NewerDatabaseError(schema: newer).description
+        guard FileSystem.lstatIfExists(paths.database) != nil, let applied = appliedMigrations(paths.database) else { return nil }
+        let known = Set(migrator.migrations)
+        return applied.contains { !known.contains($0) } ? NewerDatabaseError(schema: applied.count).description : nil
+    }
+
+    /// The migrations applied to the database at `path` (`[]` when it has no migrations table), read
+    /// read-only through SQLite's C API: every command asks before it starts, and a GRDB connection
+    /// (its configuration, its first use of the Swift runtime's type look-ups) cost `check` more
+    /// than a page of text does. nil when the file cannot be opened or read as a database.
+    static func appliedMigrations(_ path: PathBytes) -> [String]? {
+        var handle: OpaquePointer?
+        defer { sqlite3_close_v2(handle) }   // closing nil does nothing
+        let opened = path.withCString { sqlite3_open_v2($0, &handle, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil) }
+        guard opened == SQLITE_OK, let db = handle else { return nil }
+        func rows(_ sql: String) -> [String]? {
+            var stmt: OpaquePointer?
+            defer { sqlite3_finalize(stmt) }
+            guard sqlite3_prepare_v2(db, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { return nil }
+            var out: [String] = []
+            while true {
+                switch sqlite3_step(stmt) {
+                case SQLITE_ROW:
+                    out.append(sqlite3_column_text(stmt, 0).map { String(cString: $0) } ?? "")
+                case SQLITE_DONE:
+                    return out
+                default:
+                    return nil
+                }
+            }
+        }
+        // As GRDB's `tableExists` (a fresh read-only connection has no temporary tables).
+        guard let tables = rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") else { return nil }
+        return tables.isEmpty ? [] : rows("SELECT identifier FROM grdb_migrations")
     }
 
     /// Runs `body` holding an exclusive `flock` on `lockFile` (without one if it cannot be opened).
