@@ -9,21 +9,28 @@ enum WordHash {
     @inline(__always) static func finish(_ h: UInt64) -> UInt64 { h == 0 ? 1 : h }
 
     /// The hash of a word given as a string (lower-cased the same way as the tokenizer does).
+    /// Read in place: the built-in tables hash thousands of words at every process start.
     static func of(_ word: Substring) -> UInt64 {
         var h = offset
-        var bytes = Array(word.utf8)
-        // Curly apostrophe → '
-        var i = 0
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        while i < bytes.count {
-            if i + 2 < bytes.count, bytes[i] == 0xE2, bytes[i + 1] == 0x80, bytes[i + 2] == 0x99 {
-                out.append(39); i += 3; continue
+        let u = word.utf8
+        var i = u.startIndex
+        while i != u.endIndex {
+            let b = u[i]
+            // Curly apostrophe (E2 80 99) → '
+            if b == 0xE2 {
+                let j = u.index(after: i)
+                if j != u.endIndex, u[j] == 0x80 {
+                    let k = u.index(after: j)
+                    if k != u.endIndex, u[k] == 0x99 {
+                        h = add(h, 39)
+                        i = u.index(after: k)
+                        continue
+                    }
+                }
             }
-            out.append(bytes[i]); i += 1
+            h = add(h, (b >= 65 && b <= 90) ? b + 32 : b)
+            i = u.index(after: i)
         }
-        bytes = out
-        for b in bytes { h = add(h, (b >= 65 && b <= 90) ? b + 32 : b) }
         return finish(h)
     }
 }
@@ -120,8 +127,9 @@ struct Lexicon: Sendable {
     }
 
     mutating func addFlag(_ f: WordFlags, words list: String) {
-        for w in list.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }) where !w.isEmpty {
-            let e = entry(WordHash.of(w))
+        // Split on the bytes (space, newline, tab): no grapheme breaking for a list of plain words.
+        for w in list.utf8.split(whereSeparator: { $0 == 32 || $0 == 10 || $0 == 9 }) where !w.isEmpty {
+            let e = entry(WordHash.of(Substring(w)))
             flags[e].insert(f)
         }
     }
@@ -189,8 +197,7 @@ struct Lexicon: Sendable {
             }
             return
         }
-        let isKindOf = words.count == 2 && (words[0] == WordHash.of("kind") || words[0] == WordHash.of("sort"))
-            && words[1] == WordHash.of("of")
+        let isKindOf = words.count == 2 && (words[0] == Self.kindHash || words[0] == Self.sortHash) && words[1] == Self.ofHash
         phrases.append(PhraseEntry(words: words, allowBreak: allow, category: category, rule: rule, severity: severity,
                                    message: message, replacements: replacements, onlyAtBlockStart: onlyAtBlockStart,
                                    notAfterDeterminer: isKindOf))
@@ -199,8 +206,8 @@ struct Lexicon: Sendable {
         let n = words.count
         var at = phraseStarts[e].count
         for (k, p) in phraseStarts[e].enumerated() {
-            let other = phrases[Int(p)]
-            if other.words.count < n || (other.words.count == n && onlyAtBlockStart && !other.onlyAtBlockStart) {
+            let length = phrases[Int(p)].words.count
+            if length < n || (length == n && onlyAtBlockStart && !phrases[Int(p)].onlyAtBlockStart) {
                 at = k
                 break
             }
@@ -208,36 +215,59 @@ struct Lexicon: Sendable {
         phraseStarts[e].insert(Int32(phrases.count - 1), at: at)
     }
 
+    static let kindHash = WordHash.of("kind"), sortHash = WordHash.of("sort"), ofHash = WordHash.of("of")
+
     /// Adds every `phrase => a | b` line of a table (`#` starts a comment line).
     mutating func addTable(_ table: String, category: FindingCategory?, rule: String, severity: Severity,
                            onlyAtBlockStart: Bool = false, message: ((String, [String]) -> String)? = nil) {
-        for line in table.utf8.split(separator: 10) {
-            let trimmed = Self.trimmed(line)
-            if trimmed.isEmpty || trimmed.first == 35 { continue }
-            var phraseBytes = trimmed
-            var replacements: [String] = []
-            if let arrow = trimmed.indices.first(where: {
-                trimmed[$0] == 61 && trimmed.index(after: $0) < trimmed.endIndex && trimmed[trimmed.index(after: $0)] == 62
-            }) {
-                phraseBytes = Self.trimmed(trimmed[..<arrow])
-                for part in trimmed[trimmed.index(arrow, offsetBy: 2)...].split(separator: 124) {
-                    let r = Self.trimmed(part)
-                    if !r.isEmpty { replacements.append(String(Substring(r))) }
-                }
-            }
-            let phrase = String(Substring(phraseBytes))
+        for (phrase, replacements) in Self.entries(table) {
             addPhrase(phrase, category: category, rule: rule, severity: severity,
                       message: message.map { $0(phrase, replacements) }, replacements: replacements,
                       onlyAtBlockStart: onlyAtBlockStart)
         }
     }
 
-    /// `bytes` without the spaces and tabs at either end.
-    private static func trimmed(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
-        var s = bytes
-        while let f = s.first, f == 32 || f == 9 { s.removeFirst() }
-        while let l = s.last, l == 32 || l == 9 { s.removeLast() }
-        return s
+    /// The entries of a table: each line that is neither blank nor a `#` comment, without the spaces
+    /// and tabs at its ends, is a phrase, or `phrase => a | b` (the first `=>`; the replacements
+    /// between `|`, trimmed, empty ones left out). Read on the bytes, with offsets: every process
+    /// reads the built-in tables' thousands of lines before it checks a page.
+    static func entries(_ table: String) -> [(phrase: String, replacements: [String])] {
+        var out: [(phrase: String, replacements: [String])] = []
+        var text = table
+        text.withUTF8 { p in
+            func string(_ a: Int, _ b: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: p[a..<b]), as: UTF8.self) }
+            func trim(_ a: inout Int, _ b: inout Int) {
+                while a < b, p[a] == 32 || p[a] == 9 { a += 1 }
+                while b > a, p[b - 1] == 32 || p[b - 1] == 9 { b -= 1 }
+            }
+            let n = p.count
+            var start = 0
+            while start < n {
+                var end = start
+                while end < n, p[end] != 10 { end += 1 }
+                var a = start, b = end
+                start = end + 1
+                trim(&a, &b)
+                if a == b || p[a] == 35 { continue }
+                var arrow = a
+                while arrow + 1 < b, !(p[arrow] == 61 && p[arrow + 1] == 62) { arrow += 1 }
+                guard arrow + 1 < b else { out.append((string(a, b), [])); continue }
+                var pa = a, pb = arrow
+                trim(&pa, &pb)
+                var replacements: [String] = []
+                var r = arrow + 2
+                while r <= b {
+                    var e = r
+                    while e < b, p[e] != 124 { e += 1 }
+                    var ra = r, rb = e
+                    trim(&ra, &rb)
+                    if ra < rb { replacements.append(string(ra, rb)) }
+                    r = e + 1
+                }
+                out.append((string(pa, pb), replacements))
+            }
+        }
+        return out
     }
 
     /// The built-in lexicon (built once per process).

@@ -18,6 +18,34 @@ struct LexiconTests {
         #expect(lx.phrases[1].words == Lexicon.compile("at this point in time").words)
     }
 
+    /// The byte reader of `Lexicon.entries` against a plain reading with `String`'s own operations,
+    /// on every built-in table and on lines that test its edges.
+    @Test func theTableReaderReadsAsStringOperationsDo() {
+        func reference(_ table: String) -> [String] {
+            var out: [String] = []
+            for raw in table.split(separator: "\n") {
+                let line = raw.trimmingSpacesAndTabs
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                guard let arrow = line.range(of: "=>") else { out.append("\(line) -> "); continue }
+                let replacements = line[arrow.upperBound...].split(separator: "|").map { $0.trimmingSpacesAndTabs }.filter { !$0.isEmpty }
+                out.append("\(line[..<arrow.lowerBound].trimmingSpacesAndTabs) -> \(replacements.joined(separator: "|"))")
+            }
+            return out
+        }
+        let edges = "\n\n  # comment\n#x => y\n=> only\nphrase =>\nphrase => | |\n\ta  b\t=>\tc | d e |f\n"
+            + "x => y => z\nno arrow here\n trailing => r \t\n\u{201C}curly\u{201D} => it\u{2019}s\n=>\n=\n>\n a=>b"
+        let tables = [WordLists.weaselStops, UsageLists.stops, WordLists.genericOpenings, WordLists.aiCliches, WordLists.cliches,
+                      WordLists.wordy, WordLists.weasel, WordLists.hedges, UsageLists.wordy, UsageLists.redundancies,
+                      UsageLists.oxymorons, UsageLists.mixedMetaphors, UsageLists.cliches, GrammarLists.fixedErrors, edges]
+        var lines = 0
+        for table in tables {
+            let read = Lexicon.entries(table).map { "\($0.phrase) -> \($0.replacements.joined(separator: "|"))" }
+            #expect(read == reference(table))
+            lines += read.count
+        }
+        #expect(lines > 1_500)
+    }
+
     @Test func aMessageIsMadeFromThePhraseAsWritten() {
         var lx = Lexicon(capacity: 64)
         lx.addTable("Very Unique => unique", category: .wordy, rule: "r", severity: .info) { phrase, repl in
@@ -64,5 +92,14 @@ struct LexiconTests {
         #expect(lx.phrases.count == 1)
         #expect(lx.phrases[0].rule == "tip")
         #expect(lx.phrases[0].severity == .warning)
+    }
+}
+
+extension StringProtocol {
+    fileprivate var trimmingSpacesAndTabs: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
     }
 }
