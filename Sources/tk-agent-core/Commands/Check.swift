@@ -147,7 +147,7 @@ extension TKAgent {
             func check(bytes: [UInt8], display: String, project: PathBytes, relative: PathBytes?, fileName: String) {
                 // The team's Vale styles run on the other cores meanwhile: this document's parse and
                 // heuristics wait neither for the walk nor for the styles to load.
-                let valeRun = vale.map { vale in
+                var valeRun = vale.map { vale in
                     let walk: ValeDocumentWalk
                     if let early = earlyWalk, early.display == display, early.bytes == bytes {
                         walk = early.walk
@@ -176,7 +176,8 @@ extension TKAgent {
                 if timing { engine.loadSpeller(for: doc) }   // the in-process timing leaves the dictionary load out
                 let t2 = clock.now
                 var findings = session.resolver.derive(inputs).findings
-                if let valeRun { findings = Finding.merged(findings, valeRun.findings()) }
+                if let run = valeRun { findings = Finding.merged(findings, run.findings()) }
+                Disposal.later(&valeRun)
                 checkTime += clock.now - t2
                 parseTime += t1 - t0
                 totalWords += doc.wordCount
@@ -282,8 +283,9 @@ extension TKAgent {
                     FileHandle.standardOutput.write(Data(report.text(color: stdoutIsColorTerminal).utf8))
                 }
             }
-            if failed { throw ExitCode(1) }
-            if strict && report.findingCount > 0 { throw ExitCode(2) }
+            // Ends the process here: what it made (the report, the documents, the styles) is the
+            // kernel's to free at once, not freed piece by piece while the writer waits.
+            Foundation.exit(failed ? 1 : strict && report.findingCount > 0 ? 2 : 0)
         }
 
         typealias TeamStyles = (configuration: ValeConfiguration, engine: Background<ValeEngine>)
