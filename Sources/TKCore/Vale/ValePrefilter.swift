@@ -571,28 +571,39 @@ struct ValePrefilter: Sendable {
             if t >= 0 { queue.append(Int(t)) } else { table[c] = 0 }
         }
         var head = 0
-        while head < queue.count {
-            let st = queue[head]; head += 1
-            let f = Int(fail[st])
-            if !out[f].isEmpty { for id in out[f] where !out[st].contains(id) { out[st].append(id) } }
-            aout[st] += aout[f]
-            for c in 0..<width {
-                let t = table[st * width + c]
-                if t >= 0 {
-                    fail[Int(t)] = table[f * width + c]
-                    queue.append(Int(t))
-                } else {
-                    table[st * width + c] = table[f * width + c]
+        let w = width
+        // The rows are filled in place (a pack's thousands of literals make tens of thousands of
+        // states, each a row of the alphabet's width: the checked, copy-on-write accesses of the
+        // arrays were most of building the automaton, at every start).
+        table.withUnsafeMutableBufferPointer { table in
+            fail.withUnsafeMutableBufferPointer { fail in
+                while head < queue.count {
+                    let st = queue[head]; head += 1
+                    let f = Int(fail[st])
+                    if !out[f].isEmpty { for id in out[f] where !out[st].contains(id) { out[st].append(id) } }
+                    if !aout[f].isEmpty { aout[st] += aout[f] }
+                    let row = st * w, failRow = f * w
+                    for c in 0..<w {
+                        let t = table[row + c]
+                        if t >= 0 {
+                            fail[Int(t)] = table[failRow + c]
+                            queue.append(Int(t))
+                        } else {
+                            table[row + c] = table[failRow + c]
+                        }
+                    }
                 }
             }
         }
         delta = table
         outputStart = [0]
         anchorStart = [0]
+        outputStart.reserveCapacity(n + 1)
+        anchorStart.reserveCapacity(n + 1)
         for st in 0..<n {
             outputIDs += out[st]
             outputStart.append(Int32(outputIDs.count))
-            anchorOut += aout[st].map { (id: $0.0, length: $0.1) }
+            for (id, length) in aout[st] { anchorOut.append((id: id, length: length)) }
             anchorStart.append(Int32(anchorOut.count))
         }
     }
