@@ -10,14 +10,17 @@ extension Lexicon {
         }
         // "more unique", "rather perfect": every degree word with every uncomparable adjective, minus idioms.
         let idioms = Set(UsageLists.degreeIdioms.split(separator: "\n").map { $0.trimmingCharacters(in: " ") })
+        // The message's fixed part made once, each adjective's once (hundreds of phrases at every start).
+        let tail = " has no degrees. Use it alone, or pick a word that has them (\(Messages.q("unusual")), \(Messages.q("nearly complete")))."
+        let degrees = UsageLists.degreeWords.split(whereSeparator: { $0 == " " || $0 == "\n" })
         for adjective in UsageLists.uncomparableAdjectives.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-            for degree in UsageLists.degreeWords.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
-                let phrase = "\(degree) \(adjective)"
+            let word = String(adjective)
+            let about = ": " + Messages.q(word) + tail
+            for degree in degrees {
+                let phrase = degree + " " + word
                 if idioms.contains(phrase) { continue }
                 addPhrase(phrase, category: .wordy, rule: "uncomparable", severity: .suggestion,
-                          message: "\(Messages.q(phrase)): \(Messages.q(String(adjective))) has no degrees. Use it alone, "
-                              + "or pick a word that has them (\(Messages.q("unusual")), \(Messages.q("nearly complete"))).",
-                          replacements: [String(adjective)])
+                          message: Messages.q(phrase) + about, replacements: [word])
             }
         }
         addTable(UsageLists.oxymorons, category: .other, rule: "oxymoron", severity: .suggestion) { phrase, repl in
