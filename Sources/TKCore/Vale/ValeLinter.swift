@@ -760,7 +760,7 @@ final class ValeFileLinter {
         guard let hits = hits(t) else { return re.matches(in: t) }
         if !styles.prefilter.mayMatch(re, hits) { return [] }
         if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts) }
-        return re.matches(in: t)
+        return re.matches(in: t, prefiltered: true)
     }
 
     /// How many matches `find` would give, without making them where it can (an occurrence rule's count).
@@ -768,7 +768,7 @@ final class ValeFileLinter {
         guard let hits = hits(t) else { return re.count(in: t) }
         if !styles.prefilter.mayMatch(re, hits) { return 0 }
         if let starts = styles.prefilter.starts(re, hits) { return re.matches(in: t, startingAt: starts).count }
-        return re.count(in: t)
+        return re.count(in: t, prefiltered: true)
     }
 
     /// The prefilter's verdict on the block `t` (computed once a block).

@@ -672,13 +672,14 @@ struct ValePrefilter: Sendable {
         return all
     }
 
-    /// Whether a case mapping of `c` contains an ASCII character.
+    /// Whether a case mapping of `c` contains an ASCII character, or the upper case of its lower
+    /// case does (`ẞ`: lower case `ß`, which ICU's `(?i)` folds to `ss`).
     static func mapsToASCII(_ c: Unicode.Scalar) -> Bool {
         let p = c.properties
         for m in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where m.unicodeScalars.contains(where: \.isASCII) {
             return true
         }
-        return false
+        return p.lowercaseMapping.unicodeScalars.contains { $0.properties.uppercaseMapping.unicodeScalars.contains(where: \.isASCII) }
     }
 
     /// Whether `re` may match a text whose `hits` are `found`.

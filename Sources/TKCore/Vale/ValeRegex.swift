@@ -21,6 +21,12 @@ public final class ValeRegex: @unchecked Sendable {
     let groupCount: Int
     private let prototype: OpaquePointer
     private let idle = Mutex<[Matcher]>([])
+    /// The same pattern with its long word lists as trees (`ValeAlternation`), matched instead of
+    /// `prototype` on texts the prefilter has read (nil when there is no such list). Same matches.
+    private let factoredPrototype: OpaquePointer?
+    private let factoredIdle = Mutex<[Matcher]>([])
+    /// Whether the pattern has a factored form (tests).
+    var isFactored: Bool { factoredPrototype != nil }
     /// The pattern matches runs of word characters, one match a run (`\b(\w+)\b`, `\w+`, as
     /// packs count words in a sentence): on plain prose `count(in:)` counts the runs without ICU.
     let countsWordRuns: Bool
@@ -49,6 +55,7 @@ public final class ValeRegex: @unchecked Sendable {
         }
         translated = used
         prototype = compiled
+        factoredPrototype = ValeAlternation.factored(used).flatMap { try? Self.open($0) }
         countsWordRuns = Self.isWordRunCount(pattern)
         var status: TKUErrorCode = 0
         groupCount = max(0, Int(swift_uregex_groupCount(compiled, &status)))
@@ -57,6 +64,8 @@ public final class ValeRegex: @unchecked Sendable {
     deinit {
         swift_uregex_close(prototype)
         for m in idle.withLock({ $0 }) { swift_uregex_close(m.p) }
+        if let factoredPrototype { swift_uregex_close(factoredPrototype) }
+        for m in factoredIdle.withLock({ $0 }) { swift_uregex_close(m.p) }
     }
 
     private static func open(_ pattern: String) throws -> OpaquePointer {
@@ -84,11 +93,18 @@ public final class ValeRegex: @unchecked Sendable {
     /// Runs `body` with a matcher of this pattern set on `units` (which must stay alive meanwhile:
     /// ICU reads the buffer in place), with plain bounds.
     /// `otherwise` when no matcher can be made (ICU out of memory).
-    private func withMatcher<T>(_ units: UnsafeBufferPointer<UInt16>, otherwise: T, _ body: (OpaquePointer) -> T) -> T {
+    /// - Parameter prefiltered: the text is one the prefilter has read (`ValePrefilter.hits` gave
+    ///   hits): the factored pattern may be used.
+    private func withMatcher<T>(_ units: UnsafeBufferPointer<UInt16>, prefiltered: Bool = false, otherwise: T,
+                                _ body: (OpaquePointer) -> T) -> T {
         var status: TKUErrorCode = 0
-        let m = idle.withLock { $0.popLast()?.p } ?? swift_uregex_clone(prototype, &status)
+        let factored = prefiltered ? factoredPrototype : nil
+        let kept = factored == nil ? idle.withLock { $0.popLast()?.p } : factoredIdle.withLock { $0.popLast()?.p }
+        let m = kept ?? swift_uregex_clone(factored ?? prototype, &status)
         guard let m, status <= 0 else { return otherwise }
-        defer { idle.withLock { $0.append(Matcher(p: m)) } }
+        defer {
+            if factored == nil { idle.withLock { $0.append(Matcher(p: m)) } } else { factoredIdle.withLock { $0.append(Matcher(p: m)) } }
+        }
         // An empty buffer has no address; ICU wants one.
         var empty: UInt16 = 0
         if let base = units.baseAddress {
@@ -100,8 +116,8 @@ public final class ValeRegex: @unchecked Sendable {
     }
 
     /// Calls `body` at each match in `units`, left to right (plain bounds), while it returns true.
-    private func scan(_ units: UnsafeBufferPointer<UInt16>, _ body: (OpaquePointer) -> Bool) {
-        withMatcher(units, otherwise: ()) { m in
+    private func scan(_ units: UnsafeBufferPointer<UInt16>, prefiltered: Bool = false, _ body: (OpaquePointer) -> Bool) {
+        withMatcher(units, prefiltered: prefiltered, otherwise: ()) { m in
             var status: TKUErrorCode = 0
             swift_uregex_useTransparentBounds(m, false, &status)
             swift_uregex_useAnchoringBounds(m, true, &status)
@@ -284,27 +300,31 @@ public final class ValeRegex: @unchecked Sendable {
     }
 
     /// Every non-overlapping match in `text`.
-    public func matches(in text: ValeText) -> [Match] {
+    /// - Parameter prefiltered: `text` is one the prefilter has read (see `withMatcher`).
+    public func matches(in text: ValeText, prefiltered: Bool = false) -> [Match] {
         var out: [Match] = []
-        text.utf16.withUnsafeBufferPointer { units in scan(units) { m in out.append(match(m, text)); return true } }
+        text.utf16.withUnsafeBufferPointer { units in
+            scan(units, prefiltered: prefiltered) { m in out.append(match(m, text)); return true }
+        }
         return out
     }
 
     /// How many non-overlapping matches `text` holds.
-    public func count(in text: ValeText) -> Int {
+    public func count(in text: ValeText, prefiltered: Bool = false) -> Int {
         if countsWordRuns, let n = Self.plainWordRuns(text.scalars) { return n }
         var n = 0
-        text.utf16.withUnsafeBufferPointer { units in scan(units) { _ in n += 1; return true } }
+        text.utf16.withUnsafeBufferPointer { units in scan(units, prefiltered: prefiltered) { _ in n += 1; return true } }
         return n
     }
 
     /// The matches `matches(in:)` finds, when every match starts at one of `starts` (sorted UTF-16
     /// offsets): the pattern is tried there only, anchored, seeing the whole text around it.
+    /// The places come from the prefilter, which has read the text (see `withMatcher`).
     public func matches(in text: ValeText, startingAt starts: [Int]) -> [Match] {
         let n = text.utf16Count
         guard starts.contains(where: { $0 < n }) else { return [] }
         return text.utf16.withUnsafeBufferPointer { units in
-            withMatcher(units, otherwise: []) { m in
+            withMatcher(units, prefiltered: true, otherwise: []) { m in
                 var status: TKUErrorCode = 0
                 // Lookarounds and \b see past the region; ^ and $ only at the text's own ends.
                 swift_uregex_useTransparentBounds(m, true, &status)
