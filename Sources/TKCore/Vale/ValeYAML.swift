@@ -1,4 +1,5 @@
 import Yams
+internal import CYaml
 
 /// Reads a Vale rule file as Vale does (Go's `yaml.v2` `Unmarshal`): a key repeated in one mapping
 /// is not an error there, the last value wins. Long `swap` lists often repeat a term by accident
@@ -34,6 +35,12 @@ enum ValeYAML {
     /// one of them could match (`mayBeTyped`) is handed to Yams' own resolver and constructor. A
     /// document with merge keys, aliases or tagged collections is loaded by Yams as it is.
     static func parse(_ text: String) throws -> Any? {
+        if let value = fromEvents(text) { return value }
+        return try composed(text)
+    }
+
+    /// `parse` through Yams' composed nodes (every case `fromEvents` declines).
+    static func composed(_ text: String) throws -> Any? {
         guard let root = try Yams.compose(yaml: text, .basic, .default, .utf8) else { return nil }
         do { return try value(root) } catch is Unusual {
             return try Yams.load(yaml: text, .default, .default, .utf8)
@@ -41,6 +48,71 @@ enum ValeYAML {
     }
 
     private struct Unusual: Error {}
+
+    /// What `parse` gives, read from libyaml's events without building Yams' nodes (their marks,
+    /// tags and styles, half of reading a pack): nil for anything but the plain case, which `parse`
+    /// then reads as before — one document; no anchor, alias or explicit tag; keys that are scalars,
+    /// none repeated in a mapping and none a merge key `<<`; no parse error.
+    static func fromEvents(_ text: String) -> Any? {
+        var parser = yaml_parser_t()
+        guard yaml_parser_initialize(&parser) == 1 else { return nil }
+        defer { yaml_parser_delete(&parser) }
+        yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
+        var bytes = Array(text.utf8)
+        return bytes.withUnsafeMutableBufferPointer { buffer -> Any? in
+            yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
+            var event = yaml_event_t()
+            /// The next event's type, `event` holding it (nil on a parse error).
+            func next() -> yaml_event_type_t? {
+                yaml_event_delete(&event)
+                guard yaml_parser_parse(&parser, &event) == 1 else { return nil }
+                return event.type
+            }
+            defer { yaml_event_delete(&event) }
+            /// The node starting at the current event; nil to decline.
+            func node() -> Any? {
+                switch event.type {
+                case YAML_SCALAR_EVENT:
+                    let sc = event.data.scalar
+                    guard sc.anchor == nil, sc.tag == nil else { return nil }
+                    let string = String(decoding: UnsafeBufferPointer(start: sc.value, count: sc.length), as: UTF8.self)
+                    // A quoted or block scalar is a string; a plain one may be typed (Yams' resolver).
+                    if sc.style != YAML_PLAIN_SCALAR_STYLE || !mayBeTyped(string) { return string }
+                    return Node.scalar(Node.Scalar(string, Tag(.implicit), .plain)).any
+                case YAML_SEQUENCE_START_EVENT:
+                    let sq = event.data.sequence_start
+                    guard sq.anchor == nil, sq.implicit != 0 else { return nil }
+                    var out: [Any] = []
+                    while true {
+                        guard let t = next() else { return nil }
+                        if t == YAML_SEQUENCE_END_EVENT { return out }
+                        guard let v = node() else { return nil }
+                        out.append(v)
+                    }
+                case YAML_MAPPING_START_EVENT:
+                    let mp = event.data.mapping_start
+                    guard mp.anchor == nil, mp.implicit != 0 else { return nil }
+                    var out: [AnyHashable: Any] = [:]
+                    while true {
+                        guard let t = next() else { return nil }
+                        if t == YAML_MAPPING_END_EVENT { return out }
+                        guard t == YAML_SCALAR_EVENT, event.data.scalar.anchor == nil, event.data.scalar.tag == nil else { return nil }
+                        let sc = event.data.scalar
+                        let key = String(decoding: UnsafeBufferPointer(start: sc.value, count: sc.length), as: UTF8.self)
+                        if key == "<<" && sc.style == YAML_PLAIN_SCALAR_STYLE { return nil }
+                        if out[key] != nil { return nil }   // a repeated key: Yams' error and the reading that follows it
+                        guard next() != nil, let v = node() else { return nil }
+                        out[key] = v
+                    }
+                default:
+                    return nil
+                }
+            }
+            guard next() == YAML_STREAM_START_EVENT, next() == YAML_DOCUMENT_START_EVENT, next() != nil,
+                  let root = node(), next() == YAML_DOCUMENT_END_EVENT, next() == YAML_STREAM_END_EVENT else { return nil }
+            return root
+        }
+    }
 
     private static func value(_ node: Node) throws -> Any {
         switch node {
