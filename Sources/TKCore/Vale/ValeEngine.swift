@@ -114,9 +114,11 @@ public struct ValeEngine: Sendable {
 
     static func findings(_ alerts: [ValeAlert], lines: ValeLineStarts) -> [Finding] {
         let bytes = lines.bytes
+        var cursor = ValeLineStarts.Cursor()
         return alerts.map { a in
-            let start = lines.offset(line: a.line, column: a.span.0)
-            var end = lines.offset(line: a.line, column: a.span.1 + 1)
+            let start = lines.offset(line: a.line, column: a.span.0, cursor: &cursor)
+            var past = cursor
+            var end = lines.offset(line: a.line, column: a.span.1 + 1, cursor: &past)
             if end < start { end = start }
             let text = String(decoding: bytes[start..<end], as: UTF8.self)
             let sev: Severity = a.severity == "error" ? .error : a.severity == "suggestion" ? .suggestion : .warning
@@ -154,15 +156,29 @@ struct ValeLineStarts: Sendable {
 
     /// The byte offset of 1-based `column` (Unicode scalars) of 1-based `line`, clamped to the line.
     func offset(line: Int, column: Int) -> Int {
+        var cursor = Cursor()
+        return offset(line: line, column: column, cursor: &cursor)
+    }
+
+    /// A place already counted to: `offset` of `column` on `line`.
+    struct Cursor {
+        var line = -1, column = 1, offset = 0
+    }
+
+    /// `offset(line:column:)`, counting on from `cursor` when it is on the same line at or before
+    /// `column` (alerts come by line and column: a paragraph's findings are not each counted from
+    /// the start of its line); `cursor` is left at the place found.
+    func offset(line: Int, column: Int, cursor: inout Cursor) -> Int {
         let l = max(0, min(line - 1, starts.count - 1))
-        var p = starts[l]
         let end = lineEnd(l)
-        var n = 1
+        var p = starts[l], n = 1
+        if cursor.line == l, cursor.column <= column { p = cursor.offset; n = cursor.column }
         while p < end, n < column {
             p += 1
             while p < end, bytes[p] & 0xC0 == 0x80 { p += 1 }
             n += 1
         }
+        cursor = Cursor(line: l, column: n, offset: p)
         return p
     }
 }

@@ -421,7 +421,7 @@ public struct ValeText: Sendable {
         u.reserveCapacity(s.utf8.count)
         for c in s.unicodeScalars {
             sc.append(c)
-            u.append(contentsOf: c.utf16)
+            if c.value < 0x10000 { u.append(UInt16(truncatingIfNeeded: c.value)) } else { u.append(contentsOf: c.utf16) }
         }
         scalars = sc
         utf16 = u
