@@ -3,6 +3,9 @@
 /// through `Codable` took as long as linting it with the heuristics.
 /// `CheckReportJSONTests` compares the two on every kind of character.
 extension CheckReport {
+    /// How many findings of one file make it worth writing the second half on another thread.
+    static let parallelFindings = 512
+
     public func jsonBytes() -> [UInt8] {
         var w = PrettyJSON()
         w.open("{")
@@ -15,10 +18,22 @@ extension CheckReport {
             w.key("findings", first: true)
             w.open("[")
             if f.findings.isEmpty { w.out.append(10) }
-            for (j, x) in f.findings.enumerated() {
+            let n = f.findings.count
+            // A long list's second half is written on another thread meanwhile (the report is the
+            // last thing `check` does, on one core): the same bytes, at the same depth.
+            let half = n >= Self.parallelFindings ? n / 2 : n
+            let findings = f.findings, depth = w.depth
+            let second = half < n ? Background { () -> [UInt8] in
+                var v = PrettyJSON(reserving: (n - half) * 320)
+                v.depth = depth
+                for j in half..<n { v.element(first: false); v.finding(findings[j]) }
+                return v.out
+            } : nil
+            for j in 0..<half {
                 w.element(first: j == 0)
-                w.finding(x)
+                w.finding(findings[j])
             }
+            if let second { w.out.append(contentsOf: second.value) }
             w.close("]")
             w.key("path", first: false); w.string(f.path)
             if let s = f.skipped { w.key("skipped", first: false); w.string(s) }
@@ -38,7 +53,7 @@ struct PrettyJSON {
     var out: [UInt8] = []
     var depth = 0
 
-    init() { out.reserveCapacity(1 << 16) }
+    init(reserving bytes: Int = 1 << 16) { out.reserveCapacity(bytes) }
 
     mutating func newline() {
         out.append(10)

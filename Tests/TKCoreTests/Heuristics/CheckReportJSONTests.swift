@@ -25,6 +25,19 @@ import Testing
         }
     }
 
+    /// A file with enough findings for the second half to be written on another thread: the same bytes.
+    @Test func aLongListWrittenInTwoHalvesIsTheSame() throws {
+        for count in [CheckReport.parallelFindings - 1, CheckReport.parallelFindings, 1_537] {
+            let findings = (0..<count).map { i in
+                Finding(id: "v-\(i)", rule: i % 3 == 0 ? "Style.Rule" : "passive", category: i % 3 == 0 ? .vale : .passive,
+                        severity: .suggestion, message: "Message \(i) “quoted” \u{1}", text: "text \(i)", start: i, end: i + 4,
+                        line: i / 7 + 1, column: i % 7 + 1, replacements: i % 2 == 0 ? [] : ["r\(i)"])
+            }
+            let r = CheckReport(files: [.init(path: "long.md", findings: findings), .init(path: "short.md", findings: Array(findings.prefix(3)))])
+            #expect(r.jsonBytes() == (try JSON.encode(r)))
+        }
+    }
+
     @Test func everyFieldOfAFindingIsWritten() throws {
         // A field added to Finding must be added to the writer too: the encoder's keys are the writer's.
         let f = Finding(id: "x", rule: "r", category: .passive, severity: .error, message: "m", text: "t",
