@@ -68,15 +68,8 @@ struct PrettyJSON {
         out.append(UInt8(ascii: c))
     }
 
-    mutating func key(_ k: String, first: Bool) {
-        if !first { out.append(44) }
-        newline()
-        string(k)
-        out.append(contentsOf: [32, 58, 32])   // " : "
-    }
-
-    /// A key that needs no escape (the report's own names): its bytes copied as they are.
-    mutating func plainKey(_ k: StaticString, first: Bool) {
+    /// A key: one of the report's own names, which need no escape (its bytes copied as they are).
+    mutating func key(_ k: StaticString, first: Bool) {
         if !first { out.append(44) }
         newline()
         out.append(34)
@@ -141,22 +134,22 @@ struct PrettyJSON {
 
     mutating func finding(_ x: Finding) {
         open("{")
-        plainKey("category", first: true); string(x.category.rawValue)
-        plainKey("column", first: false); int(x.column)
-        plainKey("end", first: false); int(x.end)
-        plainKey("id", first: false); string(x.id)
-        plainKey("line", first: false); int(x.line)
-        plainKey("message", first: false); string(x.message)
-        plainKey("replacements", first: false)
+        key("category", first: true); string(x.category.rawValue)
+        key("column", first: false); int(x.column)
+        key("end", first: false); int(x.end)
+        key("id", first: false); string(x.id)
+        key("line", first: false); int(x.line)
+        key("message", first: false); string(x.message)
+        key("replacements", first: false)
         open("[")
         if x.replacements.isEmpty { out.append(10) } else {
             for (i, r) in x.replacements.enumerated() { element(first: i == 0); string(r) }
         }
         close("]")
-        plainKey("rule", first: false); string(x.rule)
-        plainKey("severity", first: false); string(x.severity.rawValue)
-        plainKey("start", first: false); int(x.start)
-        plainKey("text", first: false); string(x.text)
+        key("rule", first: false); string(x.rule)
+        key("severity", first: false); string(x.severity.rawValue)
+        key("start", first: false); int(x.start)
+        key("text", first: false); string(x.text)
         close("}")
     }
 }

@@ -37,7 +37,12 @@ public struct AppDatabase: Sendable {
     /// not know, else nil.
     static func newerSchema(_ db: Database, migrator: DatabaseMigrator) throws -> Int? {
         guard try db.tableExists("grdb_migrations") else { return nil }
-        let applied = try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        return newerSchema(applied: try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"), migrator: migrator)
+    }
+
+    /// The schema of a database whose applied migrations are `applied`, when one of them is not
+    /// `migrator`'s, else nil.
+    static func newerSchema(applied: [String], migrator: DatabaseMigrator) -> Int? {
         let known = Set(migrator.migrations)
         return applied.contains { !known.contains($0) } ? applied.count : nil
     }
@@ -46,9 +51,9 @@ public struct AppDatabase: Sendable {
     /// tk-agent, else nil (also when it cannot be read: opening it then reports what is wrong).
     /// Reads the file only; never creates or changes it.
     public static func newerDatabaseProblem(paths: Paths) -> String? {
-        guard FileSystem.lstatIfExists(paths.database) != nil, let applied = appliedMigrations(paths.database) else { return nil }
-        let known = Set(migrator.migrations)
-        return applied.contains { !known.contains($0) } ? NewerDatabaseError(schema: applied.count).description : nil
+        guard FileSystem.lstatIfExists(paths.database) != nil, let applied = appliedMigrations(paths.database),
+              let newer = newerSchema(applied: applied, migrator: migrator) else { return nil }
+        return NewerDatabaseError(schema: newer).description
     }
 
     /// The migrations applied to the database at `path` (`[]` when it has no migrations table), read

@@ -34,7 +34,6 @@ enum ValeAlternation {
         guard let groups = Self.groups(body) else { return nil }
         var out = String.UnicodeScalarView()
         out.append(contentsOf: c[..<i])
-        var changed = false
         // Each group's branches (and the pattern's own top level), innermost first does not matter:
         // only branches that are plain words are rewritten, and those hold no group.
         var replacements: [(range: Range<Int>, text: [Unicode.Scalar])] = []
@@ -58,10 +57,9 @@ enum ValeAlternation {
             out.append(contentsOf: body[at..<r.range.lowerBound])
             out.append(contentsOf: r.text)
             at = r.range.upperBound
-            changed = true
         }
         out.append(contentsOf: body[at...])
-        return changed ? String(out) : nil
+        return String(out)
     }
 
     /// A character a plain word may hold: ICU reads each of these as itself outside a class.
@@ -139,9 +137,6 @@ enum ValeAlternation {
                 guard stack.count > 1, let top = stack.popLast() else { return nil }
                 done.append(top.branches + [(top.branchStart, i)])
                 i += 1
-            case "#":
-                // Free spacing would make `#` a comment and spaces nothing: only leading flags were read.
-                i += 1
             default:
                 i += 1
             }
@@ -158,7 +153,7 @@ enum ValeAlternation {
 
     private static func tree(_ words: [ArraySlice<Unicode.Scalar>], caseless: Bool) -> String {
         func key(_ s: Unicode.Scalar) -> Unicode.Scalar {
-            caseless && s >= "A" && s <= "Z" ? Unicode.Scalar(s.value + 32)! : s
+            caseless && s >= "A" && s <= "Z" ? Unicode.Scalar(UInt8(s.value + 32)) : s
         }
         // A word that ends here matches wherever the longer ones do: it keeps its place, and the
         // words on either side of it are grouped apart.

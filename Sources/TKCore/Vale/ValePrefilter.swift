@@ -676,10 +676,13 @@ struct ValePrefilter: Sendable {
     /// case does (`ẞ`: lower case `ß`, which ICU's `(?i)` folds to `ss`).
     static func mapsToASCII(_ c: Unicode.Scalar) -> Bool {
         let p = c.properties
-        for m in [p.lowercaseMapping, p.uppercaseMapping, p.titlecaseMapping] where m.unicodeScalars.contains(where: \.isASCII) {
+        // Curly quotes, dashes, most of a page's other characters: no case mapping at all.
+        guard p.changesWhenCaseMapped else { return false }
+        let lower = p.lowercaseMapping
+        for m in [lower, p.uppercaseMapping, p.titlecaseMapping] where m.unicodeScalars.contains(where: \.isASCII) {
             return true
         }
-        return p.lowercaseMapping.unicodeScalars.contains { $0.properties.uppercaseMapping.unicodeScalars.contains(where: \.isASCII) }
+        return lower.unicodeScalars.contains { $0.properties.uppercaseMapping.unicodeScalars.contains(where: \.isASCII) }
     }
 
     /// Whether `re` may match a text whose `hits` are `found`.

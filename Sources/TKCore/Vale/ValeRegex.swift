@@ -99,12 +99,13 @@ public final class ValeRegex: @unchecked Sendable {
                                 _ body: (OpaquePointer) -> T) -> T {
         var status: TKUErrorCode = 0
         let factored = prefiltered ? factoredPrototype : nil
-        let kept = factored == nil ? idle.withLock { $0.popLast()?.p } : factoredIdle.withLock { $0.popLast()?.p }
-        let m = kept ?? swift_uregex_clone(factored ?? prototype, &status)
-        guard let m, status <= 0 else { return otherwise }
-        defer {
-            if factored == nil { idle.withLock { $0.append(Matcher(p: m)) } } else { factoredIdle.withLock { $0.append(Matcher(p: m)) } }
+        // The matchers kept for the pattern used (a clone of one pattern cannot match the other).
+        func kept<R>(_ body: (inout [Matcher]) -> R) -> R {
+            factored == nil ? idle.withLock { body(&$0) } : factoredIdle.withLock { body(&$0) }
         }
+        let m = kept { $0.popLast()?.p } ?? swift_uregex_clone(factored ?? prototype, &status)
+        guard let m, status <= 0 else { return otherwise }
+        defer { kept { $0.append(Matcher(p: m)) } }
         // An empty buffer has no address; ICU wants one.
         var empty: UInt16 = 0
         if let base = units.baseAddress {

@@ -58,8 +58,8 @@ enum ValeYAML {
         guard yaml_parser_initialize(&parser) == 1 else { return nil }
         defer { yaml_parser_delete(&parser) }
         yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING)
-        var bytes = Array(text.utf8)
-        return bytes.withUnsafeMutableBufferPointer { buffer -> Any? in
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { buffer -> Any? in
             yaml_parser_set_input_string(&parser, buffer.baseAddress, buffer.count)
             var event = yaml_event_t()
             /// The next event's type, `event` holding it (nil on a parse error).

@@ -111,6 +111,10 @@ import Testing
         // A character whose case mapping is ASCII (long s, Kelvin sign) may match a literal under
         // (?i): every pattern runs.
         #expect(pf.hits("Quiſe") == nil)
+        // Capital sharp s: its lower case `ß` is folded to `ss` by ICU's (?i), though neither maps to ASCII.
+        #expect(pf.hits("STRAẞE quite") == nil)
+        #expect(ValePrefilter.mapsToASCII("ẞ") && ValePrefilter.mapsToASCII("ß") && ValePrefilter.mapsToASCII("K"))
+        #expect(!ValePrefilter.mapsToASCII("’") && !ValePrefilter.mapsToASCII("é") && !ValePrefilter.mapsToASCII("—"))
         #expect(a.isMatch("qUITE") && pf.mayMatch(a, pf.hits("qUITE")))
     }
 
