@@ -42,8 +42,11 @@ enum ValeAlternation {
             func flush() {
                 defer { run = [] }
                 guard run.count >= minimumRun else { return }
-                let words = run.map { String(String.UnicodeScalarView(body[$0.start..<$0.end])) }
-                replacements.append((run[0].start..<run[run.count - 1].end, Array(tree(words, caseless: caseless).unicodeScalars)))
+                // Plain words are ASCII: one byte a scalar.
+                let words = run.map { body[$0.start..<$0.end].map { UInt8(truncatingIfNeeded: $0.value) }[...] }
+                var text: [UInt8] = []
+                tree(words, caseless: caseless, into: &text)
+                replacements.append((run[0].start..<run[run.count - 1].end, text.map { Unicode.Scalar($0) }))
             }
             for b in g {
                 if b.end > b.start, body[b.start..<b.end].allSatisfy(isPlain) { run.append(b) } else { flush() }
@@ -148,48 +151,52 @@ enum ValeAlternation {
 
     /// The words as a tree of shared beginnings, in their order of preference.
     static func tree(_ words: [String], caseless: Bool) -> String {
-        tree(words.map { Array($0.unicodeScalars)[...] }, caseless: caseless)
+        var out: [UInt8] = []
+        tree(words.map { Array($0.utf8)[...] }, caseless: caseless, into: &out)
+        return String(decoding: out, as: UTF8.self)
     }
 
-    private static func tree(_ words: [ArraySlice<Unicode.Scalar>], caseless: Bool) -> String {
-        func key(_ s: Unicode.Scalar) -> Unicode.Scalar {
-            caseless && s >= "A" && s <= "Z" ? Unicode.Scalar(UInt8(s.value + 32)) : s
+    /// `tree` on the words' bytes (plain words are ASCII), appended to `out`: the branches joined
+    /// by `|`, a group `(?:…)` after each shared first character.
+    private static func tree(_ words: [ArraySlice<UInt8>], caseless: Bool, into out: inout [UInt8]) {
+        func key(_ b: UInt8) -> UInt8 { caseless && b >= 65 && b <= 90 ? b + 32 : b }
+        var firstPart = true
+        func part() {
+            if !firstPart { out.append(124) }   // `|`
+            firstPart = false
         }
         // A word that ends here matches wherever the longer ones do: it keeps its place, and the
         // words on either side of it are grouped apart.
-        var parts: [String] = []
-        var segment: [ArraySlice<Unicode.Scalar>] = []
+        var segment: [ArraySlice<UInt8>] = []
         func flush() {
             // Grouped by first character, in order of first appearance; each group keeps its order.
-            var order: [Unicode.Scalar] = []
-            var groups: [Unicode.Scalar: [ArraySlice<Unicode.Scalar>]] = [:]
+            var groups: [(key: UInt8, words: [ArraySlice<UInt8>])] = []
             for w in segment {
                 guard let first = w.first else { continue }
                 let k = key(first)
-                if groups[k] == nil { order.append(k) }
-                groups[k, default: []].append(w)
+                if let g = groups.firstIndex(where: { $0.key == k }) { groups[g].words.append(w) } else { groups.append((k, [w])) }
             }
-            for k in order {
-                guard let g = groups[k] else { continue }
-                if g.count == 1 {
-                    parts.append(String(String.UnicodeScalarView(g[0])))
+            for g in groups {
+                part()
+                guard g.words.count > 1, let head = g.words[0].first else {
+                    out.append(contentsOf: g.words[0])
                     continue
                 }
-                var head = String.UnicodeScalarView()
-                head.append(g[0][g[0].startIndex])
-                parts.append(String(head) + "(?:" + tree(g.map { $0.dropFirst() }, caseless: caseless) + ")")
+                out.append(head)
+                out.append(contentsOf: [40, 63, 58])   // `(?:`
+                tree(g.words.map { $0.dropFirst() }, caseless: caseless, into: &out)
+                out.append(41)   // `)`
             }
             segment = []
         }
         for w in words {
             if w.isEmpty {
                 flush()
-                parts.append("")
+                part()
             } else {
                 segment.append(w)
             }
         }
         flush()
-        return parts.joined(separator: "|")
     }
 }

@@ -95,7 +95,7 @@ enum ValeHTML {
     ]
 
     static func unescape(_ s: String) -> String {
-        guard s.utf8.contains(38) else { return s }   // no `&`
+        guard VB.contains(s, byte: 38) else { return s }   // no `&`
         var out = ""
         var i = s.startIndex
         while i < s.endIndex {

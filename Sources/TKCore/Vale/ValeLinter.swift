@@ -367,7 +367,12 @@ final class ValeFileLinter {
     }
 
     func applyMask(at i: Int, count: Int) {
-        for j in i..<(i + count) where content[j] < 0x80 && content[j] != 10 { content[j] = 64 }
+        guard i >= 0, count > 0, i + count <= content.count else { return }
+        // In one access to the buffer: a write to a class's array element by element pays an
+        // exclusivity check and a uniqueness check for every byte.
+        content.withUnsafeMutableBufferPointer { b in
+            for j in i..<(i + count) where b[j] < 0x80 && b[j] != 10 { b[j] = 64 }
+        }
     }
 
     func addSummary(_ text: String) {
@@ -529,7 +534,7 @@ final class ValeFileLinter {
         }
         addSummary(txt + "\n\n")
         let b = block(txt, "txt")
-        let lookup = txt.utf8.contains(10)   // Go's strings.Contains: a newline byte
+        let lookup = VB.contains(txt, byte: 10)   // Go's strings.Contains: a newline byte
         if needsParagraphs {
             var rest = Substring(txt)
             while !rest.isEmpty {
@@ -658,7 +663,7 @@ final class ValeFileLinter {
         // Read on bytes, as Go reads it: the directives are ASCII, and no byte of a longer UTF-8
         // character is (splitting messages into Characters was a tenth of the rules' time on a
         // chapter, and a combining mark after `%s` hid the directive).
-        if !msg.utf8.contains(37) { return msg }   // no `%`: only the empty `%[n]s` is added
+        if !VB.contains(msg, byte: 37) { return msg }   // no `%`: only the empty `%[n]s` is added
         let subs = subs + [""]
         var chars = Array(msg.utf8)
         chars.append(contentsOf: "%[\(subs.count)]s".utf8)
@@ -902,7 +907,7 @@ final class ValeFileLinter {
         case .spelling(let check):
             // Vale's `Spelling.Run`: each word of the block's text; the place is the word's first
             // occurrence in that text, in bytes (`strings.Index`), -1 when the tokenizer changed it.
-            let txt = blk.text.utf8.contains(0xE2)
+            let txt = VB.contains(blk.text, byte: 0xE2)
                 ? blk.text.replacingOccurrences(of: "\u{2019}", with: "'").replacingOccurrences(of: "\u{2018}", with: "'") : blk.text
             let bytes = Array(txt.utf8)
             for word in ValeSpellCheck.tokenize(txt) {

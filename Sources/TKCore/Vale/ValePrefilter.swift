@@ -618,37 +618,45 @@ struct ValePrefilter: Sendable {
         var nonASCII = false
         var u16 = 0 // UTF-16 offset after the current byte
         let width = width
-        delta.withUnsafeBufferPointer { delta in
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) {
+            found.withUnsafeMutableBufferPointer { found in
+            outputIDs.withUnsafeBufferPointer { outputIDs in
+            delta.withUnsafeBufferPointer { delta in
             classOf.withUnsafeBufferPointer { classOf in
-                outputStart.withUnsafeBufferPointer { outputStart in
-                    anchorStart.withUnsafeBufferPointer { anchorStart in
-                        for b in text.utf8 {
-                            if b >= 0x80 {
-                                // Literals are ASCII: none spans a non-ASCII character.
-                                nonASCII = true
-                                st = 0
-                                if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
-                                continue
-                            }
-                            u16 += 1
-                            let lower = b >= 65 && b <= 90 ? b | 0x20 : b
-                            st = Int(delta[st * width + Int(classOf[Int(lower)])])
-                            // (A per-state "seen" array cost a few thousand entries a block, more than these loops.)
-                            var k = Int(outputStart[st])
-                            let kEnd = Int(outputStart[st + 1])
-                            while k < kEnd { found[Int(outputIDs[k])] = true; k += 1 }
-                            var a = Int(anchorStart[st])
-                            let aEnd = Int(anchorStart[st + 1])
-                            while a < aEnd {
-                                let out = anchorOut[a]
-                                starts[Int(out.id)].append(u16 - Int(out.length))
-                                a += 1
-                            }
-                        }
+            outputStart.withUnsafeBufferPointer { outputStart in
+            anchorStart.withUnsafeBufferPointer { anchorStart in
+                for b in bytes {
+                    if b >= 0x80 {
+                        // Literals are ASCII: none spans a non-ASCII character.
+                        nonASCII = true
+                        st = 0
+                        if b >= 0xF0 { u16 += 2 } else if b >= 0xC0 { u16 += 1 }
+                        continue
+                    }
+                    u16 += 1
+                    let lower = b >= 65 && b <= 90 ? b | 0x20 : b
+                    st = Int(delta[st * width + Int(classOf[Int(lower)])])
+                    // (A per-state "seen" array cost a few thousand entries a block, more than these loops.)
+                    var k = Int(outputStart[st])
+                    let kEnd = Int(outputStart[st + 1])
+                    while k < kEnd { found[Int(outputIDs[k])] = true; k += 1 }
+                    var a = Int(anchorStart[st])
+                    let aEnd = Int(anchorStart[st + 1])
+                    while a < aEnd {
+                        let out = anchorOut[a]
+                        starts[Int(out.id)].append(u16 - Int(out.length))
+                        a += 1
                     }
                 }
             }
+            }
+            }
+            }
+            }
+            }
         }
+        // The bytes in place (a native string's storage); a bridged one is copied first.
+        if text.utf8.withContiguousStorageIfAvailable(scan) == nil { Array(text.utf8).withUnsafeBufferPointer(scan) }
         if nonASCII, text.unicodeScalars.contains(where: { !$0.isASCII && Self.mapsToASCII($0) }) { return nil }
         return Hits(found: found, starts: starts)
     }

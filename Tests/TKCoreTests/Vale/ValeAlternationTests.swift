@@ -76,4 +76,45 @@ import Testing
         let raw = "(?i)\\b(am|is)\\b\\s*(?m)\\b(?:" + (0..<ValeAlternation.minimumRun).map { "w\($0)" }.joined(separator: "|") + ")\\b"
         #expect(ValeAlternation.factored(raw) != nil)
     }
+
+    /// The tree as first written, on strings and a dictionary: the byte version gives the same text.
+    static func referenceTree(_ words: [[Character]], caseless: Bool) -> String {
+        func key(_ c: Character) -> Character { caseless ? Character(c.lowercased()) : c }
+        var parts: [String] = []
+        var segment: [[Character]] = []
+        func flush() {
+            var order: [Character] = []
+            var groups: [Character: [[Character]]] = [:]
+            for w in segment {
+                guard let first = w.first else { continue }
+                if groups[key(first)] == nil { order.append(key(first)) }
+                groups[key(first), default: []].append(w)
+            }
+            for k in order {
+                guard let g = groups[k] else { continue }
+                if g.count == 1 { parts.append(String(g[0])); continue }
+                parts.append(String(g[0][0]) + "(?:" + referenceTree(g.map { Array($0.dropFirst()) }, caseless: caseless) + ")")
+            }
+            segment = []
+        }
+        for w in words {
+            if w.isEmpty { flush(); parts.append("") } else { segment.append(w) }
+        }
+        flush()
+        return parts.joined(separator: "|")
+    }
+
+    @Test func theTreeIsWrittenAsTheStringVersionWroteIt() {
+        var rng = SplitMix(seed: 0x3e_7e)
+        let letters = Array("abAB -'1")
+        for _ in 0..<500 {
+            let words: [String] = (0..<Int.random(in: 0...30, using: &rng)).map { _ in
+                String((0..<Int.random(in: 0...5, using: &rng)).map { _ in letters.randomElement(using: &rng) ?? "a" })
+            }
+            for caseless in [false, true] {
+                #expect(ValeAlternation.tree(words, caseless: caseless) == Self.referenceTree(words.map(Array.init), caseless: caseless),
+                        "\(words) \(caseless)")
+            }
+        }
+    }
 }
