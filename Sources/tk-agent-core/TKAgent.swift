@@ -39,6 +39,11 @@ struct TKAgent: AsyncParsableCommand {
             do { try await check.run() } catch { exit(withError: error) }
             return
         }
+        // So are a project question's (`ask Q --project P`, the editor's and the terminal's).
+        if args.first == "ask", let ask = Ask.quickParse(Array(args.dropFirst())) {
+            do { try await ask.run() } catch { exit(withError: error) }
+            return
+        }
         await main(nil)
     }
 }

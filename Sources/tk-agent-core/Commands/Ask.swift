@@ -37,6 +37,113 @@ extension TKAgent {
         @OptionGroup var output: WritingOutputOptions
         @OptionGroup var llm: LLMOptions
         @OptionGroup var retrieval: AskProjectOptions
+        // Every option above (and in the groups) is also set by `quickParse`: a new one must be
+        // added there too (a property it leaves unset traps when `run` reads it).
+
+        /// A project question's plain command lines (`ask Q --project P --sources --json`), read
+        /// without ArgumentParser, as `check` is: its first parse in a process reflects over every
+        /// option and looks up their types' conformances, some 45 million instructions at every
+        /// question (a fifth of a hybrid question's own work on a large corpus). Anything else (a question about a
+        /// file or text, help, an unknown or repeated option, a value that starts with `-`, the
+        /// word `help`) gives nil and takes ArgumentParser's parse, with its errors.
+        /// `test_ask_quick_parse.py` compares both on the same commands.
+        static func quickParse(_ arguments: [String]) -> Ask? {
+            var question: String?
+            var project: String?, all = false, until: String?, from: String?, sources = false, dryRun = false
+            var passages: Int?
+            var json = false, ndjson = false, quiet = false
+            var provider: String?, model: String?, verbose = false
+            var positionalOnly = false
+            var i = 0
+            func value(_ a: String, _ name: String) -> String?? {
+                // nil: not this option; .some(nil): this option without a usable value.
+                if a == name {
+                    guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") else { return .some(nil) }
+                    i += 1
+                    return .some(arguments[i])
+                }
+                if a.hasPrefix(name + "=") {
+                    let v = String(a.dropFirst(name.count + 1))
+                    return .some(v.hasPrefix("-") ? nil : v)
+                }
+                return nil
+            }
+            func once(_ flag: inout Bool) -> Bool {
+                if flag { return false }
+                flag = true
+                return true
+            }
+            while i < arguments.count {
+                let a = arguments[i]
+                defer { i += 1 }
+                if positionalOnly || !a.hasPrefix("-") || a == "-" {
+                    guard question == nil, a != "help", a != "-" else { return nil }
+                    question = a
+                    continue
+                }
+                switch a {
+                case "--": positionalOnly = true
+                case "--all": guard once(&all) else { return nil }
+                case "--sources": guard once(&sources) else { return nil }
+                case "--dry-run": guard once(&dryRun) else { return nil }
+                case "--json": guard once(&json) else { return nil }
+                case "--ndjson": guard once(&ndjson) else { return nil }
+                case "--quiet": guard once(&quiet) else { return nil }
+                case "--verbose", "-v": guard once(&verbose) else { return nil }
+                default:
+                    // Options that take a value, each given once.
+                    if let v = value(a, "--project") {
+                        guard project == nil, let v else { return nil }
+                        project = v
+                    } else if let v = value(a, "--until") {
+                        guard until == nil, let v else { return nil }
+                        until = v
+                    } else if let v = value(a, "--from") {
+                        guard from == nil, let v else { return nil }
+                        from = v
+                    } else if let v = value(a, "--provider") {
+                        guard provider == nil, let v else { return nil }
+                        provider = v
+                    } else if let v = value(a, "--model") {
+                        guard model == nil, let v else { return nil }
+                        model = v
+                    } else if let v = value(a, "--passages") {
+                        // Out of range: `AskProjectOptions.validate` prints its error as it throws.
+                        guard passages == nil, let v, let n = Int(v), (1...50).contains(n) else { return nil }
+                        passages = n
+                    } else {
+                        return nil
+                    }
+                }
+            }
+            // Only project questions: a question about a file, text or standard input takes the full parse.
+            guard let question, project != nil || all else { return nil }
+            var c = Ask()
+            c.question = question
+            c.file = nil
+            var input = InputOptions()
+            input.text = nil
+            c.input = input
+            c.role = "general"
+            c.line = nil
+            c.range = nil
+            c.continueConversation = false
+            var output = WritingOutputOptions()
+            output.json = json; output.ndjson = ndjson; output.quiet = quiet
+            c.output = output
+            var llm = LLMOptions()
+            llm.provider = provider; llm.model = model; llm.verbose = verbose
+            c.llm = llm
+            var r = AskProjectOptions()
+            r.project = project; r.all = all; r.until = until; r.from = from
+            r.sources = sources; r.dryRun = dryRun; r.passageLimit = passages ?? 8
+            c.retrieval = r
+            // ArgumentParser validates each group and the command as it parses; a command it
+            // would reject takes its parse.
+            guard (try? output.validate()) != nil, (try? llm.validate()) != nil, (try? r.validate()) != nil,
+                  (try? c.validate()) != nil else { return nil }
+            return c
+        }
 
         func validate() throws {
             if question.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { throw ValidationError("the question is empty") }
