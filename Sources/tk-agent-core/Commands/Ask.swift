@@ -49,10 +49,9 @@ extension TKAgent {
         /// `test_ask_quick_parse.py` compares both on the same commands.
         static func quickParse(_ arguments: [String]) -> Ask? {
             var question: String?
-            var project: String?, all = false, until: String?, from: String?, sources = false, dryRun = false
-            var passages: Int?
-            var json = false, ndjson = false, quiet = false
-            var provider: String?, model: String?, verbose = false
+            var all = false, sources = false, dryRun = false, json = false, ndjson = false, quiet = false, verbose = false
+            let valued = ["--project", "--until", "--from", "--provider", "--model", "--passages"]
+            var values: [String: String] = [:]
             var positionalOnly = false
             var i = 0
             func value(_ a: String, _ name: String) -> String?? {
@@ -92,29 +91,18 @@ extension TKAgent {
                 case "--verbose", "-v": guard once(&verbose) else { return nil }
                 default:
                     // Options that take a value, each given once.
-                    if let v = value(a, "--project") {
-                        guard project == nil, let v else { return nil }
-                        project = v
-                    } else if let v = value(a, "--until") {
-                        guard until == nil, let v else { return nil }
-                        until = v
-                    } else if let v = value(a, "--from") {
-                        guard from == nil, let v else { return nil }
-                        from = v
-                    } else if let v = value(a, "--provider") {
-                        guard provider == nil, let v else { return nil }
-                        provider = v
-                    } else if let v = value(a, "--model") {
-                        guard model == nil, let v else { return nil }
-                        model = v
-                    } else if let v = value(a, "--passages") {
-                        // Out of range: `AskProjectOptions.validate` prints its error as it throws.
-                        guard passages == nil, let v, let n = Int(v), (1...50).contains(n) else { return nil }
-                        passages = n
-                    } else {
-                        return nil
-                    }
+                    guard let name = valued.first(where: { a == $0 || a.hasPrefix($0 + "=") }), values[name] == nil,
+                          let v = value(a, name) ?? nil else { return nil }
+                    values[name] = v
                 }
+            }
+            let project = values["--project"], until = values["--until"], from = values["--from"]
+            let provider = values["--provider"], model = values["--model"]
+            var passages: Int?
+            if let text = values["--passages"] {
+                // Out of range: `AskProjectOptions.validate` prints its error as it throws.
+                guard let n = Int(text), (1...50).contains(n) else { return nil }
+                passages = n
             }
             // Only project questions: a question about a file, text or standard input takes the full parse.
             guard let question, project != nil || all else { return nil }
