@@ -25,6 +25,8 @@ CASES = [
     # Errors found after the parse: the same line either way.
     (["the storm", "--project", "{p}", "--sources", "--until", "missing.md"],
      ["the storm", "--project", "{p}", "--sources", "--until", "a.md", "--until", "missing.md"]),
+    (["the storm", "--project", "{p}", "--sources", "--until=-b.md"],
+     ["the storm", "--project", "{p}", "--sources", "--until", "a.md", "--until=-b.md"]),
     (["the storm", "--project", "/nowhere", "--sources"],
      ["the storm", "--project", "{p}", "--project", "/nowhere", "--sources"]),
     (["the storm", "--project", "{p}", "--passages", "0"],

@@ -44,7 +44,7 @@ extension TKAgent {
         /// without ArgumentParser, as `check` is: its first parse in a process reflects over every
         /// option and looks up their types' conformances, some 45 million instructions at every
         /// question (a fifth of a hybrid question's own work on a large corpus). Anything else (a question about a
-        /// file or text, help, an unknown or repeated option, a value that starts with `-`, the
+        /// file or text, help, an unknown or repeated option, a next argument that starts with `-`, the
         /// word `help`) gives nil and takes ArgumentParser's parse, with its errors.
         /// `test_ask_quick_parse.py` compares both on the same commands.
         static func quickParse(_ arguments: [String]) -> Ask? {
@@ -52,29 +52,14 @@ extension TKAgent {
             var all = false, sources = false, dryRun = false, json = false, ndjson = false, quiet = false, verbose = false
             let valued = ["--project", "--until", "--from", "--provider", "--model", "--passages"]
             var values: [String: String] = [:]
+            var args = QuickArguments(arguments)
             var positionalOnly = false
-            var i = 0
-            func value(_ a: String, _ name: String) -> String?? {
-                // nil: not this option; .some(nil): this option without a usable value.
-                if a == name {
-                    guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") else { return .some(nil) }
-                    i += 1
-                    return .some(arguments[i])
-                }
-                if a.hasPrefix(name + "=") {
-                    let v = String(a.dropFirst(name.count + 1))
-                    return .some(v.hasPrefix("-") ? nil : v)
-                }
-                return nil
-            }
             func once(_ flag: inout Bool) -> Bool {
                 if flag { return false }
                 flag = true
                 return true
             }
-            while i < arguments.count {
-                let a = arguments[i]
-                defer { i += 1 }
+            while let a = args.next() {
                 if positionalOnly || !a.hasPrefix("-") || a == "-" {
                     guard question == nil, a != "help", a != "-" else { return nil }
                     question = a
@@ -92,7 +77,7 @@ extension TKAgent {
                 default:
                     // Options that take a value, each given once.
                     guard let name = valued.first(where: { a == $0 || a.hasPrefix($0 + "=") }), values[name] == nil,
-                          let v = value(a, name) ?? nil else { return nil }
+                          let v = args.value(a, name) ?? nil else { return nil }
                     values[name] = v
                 }
             }

@@ -53,21 +53,9 @@ extension TKAgent {
         static func quickParse(_ arguments: [String]) -> Check? {
             var paths: [String] = []
             var format: Format?, json = false, strict = false, storyType: String?, timing = false
-            var i = 0
+            var args = QuickArguments(arguments)
             var positionalOnly = false
-            func value(_ a: String, _ name: String) -> String?? {
-                // nil: not this option; .some(nil): this option without a usable value.
-                if a == name {
-                    guard i + 1 < arguments.count, !arguments[i + 1].hasPrefix("-") || arguments[i + 1] == "-" else { return .some(nil) }
-                    i += 1
-                    return .some(arguments[i])
-                }
-                if a.hasPrefix(name + "=") { return .some(String(a.dropFirst(name.count + 1))) }
-                return nil
-            }
-            while i < arguments.count {
-                let a = arguments[i]
-                defer { i += 1 }
+            while let a = args.next() {
                 if positionalOnly || a == "-" || !a.hasPrefix("-") {
                     if a == "help" { return nil }
                     paths.append(a)
@@ -79,10 +67,10 @@ extension TKAgent {
                 case "--strict": if strict { return nil }; strict = true
                 case "--timing": if timing { return nil }; timing = true
                 default:
-                    if let v = value(a, "--format") {
+                    if let v = args.value(a, "--format") {
                         guard format == nil, let v, let f = Format(rawValue: v) else { return nil }
                         format = f
-                    } else if let v = value(a, "--story-type") {
+                    } else if let v = args.value(a, "--story-type") {
                         guard storyType == nil, let v, !v.isEmpty else { return nil }
                         storyType = v
                     } else {
