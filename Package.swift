@@ -24,6 +24,8 @@ let package = Package(
         .target(name: "CCurl", path: "Sources/CCurl", linkerSettings: [.linkedLibrary("dl")]),
         // The part-of-speech table, laid out at build time (written by scripts/gen_pos_table).
         .target(name: "CPOSTable", path: "Sources/CPOSTable"),
+        // int8 dot products with the processor's vector instructions (chosen at run time).
+        .target(name: "CVectorMath", path: "Sources/CVectorMath"),
         .systemLibrary(name: "CHunspell", path: "Sources/CHunspell"),
         .systemLibrary(name: "CMark", path: "Sources/CMark", pkgConfig: "libcmark-gfm"),
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite"),
@@ -38,6 +40,7 @@ let package = Package(
                 "CCurl",
                 "CInotify",
                 "CPOSTable",
+                "CVectorMath",
                 "CHunspell",
                 "CICURegex",
                 "CMark",
@@ -72,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TKCoreTests",
-            dependencies: ["TKCore", "TKSearch"],
+            dependencies: ["TKCore", "TKSearch", "CVectorMath"],
             resources: [.copy("Fixtures")]
         ),
     ],

@@ -1,3 +1,4 @@
+import CVectorMath
 import Foundation
 
 /// An embedding normalised to unit length and quantised to int8 (`value ≈ Float(values[i]) * scale`):
@@ -59,38 +60,37 @@ public struct VectorMatrix: Sendable {
     /// Cosine similarity of every vector with `query` (same order as `keys`).
     public func scores(_ query: QuantizedVector) -> [Float] {
         guard query.values.count == dim, dim > 0 else { return [Float](repeating: 0, count: count) }
-        var out = [Float](repeating: 0, count: count)
+        var dots = [Int32](repeating: 0, count: count)
         query.values.withUnsafeBufferPointer { q in
             data.withUnsafeBufferPointer { all in
-                for i in 0..<count {
-                    let row = UnsafeBufferPointer(rebasing: all[(i * dim)..<((i + 1) * dim)])
-                    out[i] = Float(VectorMath.dot(q, row)) * scales[i] * query.scale
-                }
+                dots.withUnsafeMutableBufferPointer { VectorMath.dots(q, rows: all, count: count, into: $0) }
             }
         }
-        return out
+        return (0..<count).map { Float(dots[$0]) * scales[$0] * query.scale }
     }
 }
 
 enum VectorMath {
-    /// The integer dot product of two int8 vectors of the same length, 16 lanes at a time.
+    /// The integer dot product of two int8 vectors (over the shorter length), exact: pairs of 16-bit
+    /// products summed into 32 bits with the processor's vector instructions (`CVectorMath`).
     @inline(__always)
     static func dot(_ a: UnsafeBufferPointer<Int8>, _ b: UnsafeBufferPointer<Int8>) -> Int32 {
-        let n = min(a.count, b.count)
-        var acc = SIMD16<Int32>()
-        var i = 0
         guard let pa = a.baseAddress, let pb = b.baseAddress else { return 0 }
-        let ra = UnsafeRawPointer(pa), rb = UnsafeRawPointer(pb)
-        while i + 16 <= n {
-            let va = ra.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)
-            let vb = rb.loadUnaligned(fromByteOffset: i, as: SIMD16<Int8>.self)
-            acc &+= SIMD16<Int32>(truncatingIfNeeded: va) &* SIMD16<Int32>(truncatingIfNeeded: vb)
-            i += 16
-        }
-        var sum = acc.wrappedSum()
-        while i < n { sum &+= Int32(pa[i]) &* Int32(pb[i]); i += 1 }
-        return sum
+        return tk_dot_i8(pa, pb, min(a.count, b.count))
     }
+
+    /// The dot product of `query` with each of `count` rows of `rows` (`query.count` values each, one
+    /// after another), written to `out` (room for `count`). Rows beyond the buffer are not read.
+    static func dots(_ query: UnsafeBufferPointer<Int8>, rows: UnsafeBufferPointer<Int8>, count: Int,
+                     into out: UnsafeMutableBufferPointer<Int32>) {
+        let dim = query.count
+        guard dim > 0, count > 0, count <= out.count, count * dim <= rows.count,
+              let q = query.baseAddress, let r = rows.baseAddress, let o = out.baseAddress else { return }
+        tk_dot_i8_rows(q, r, count, dim, o)
+    }
+
+    /// Which kernel `dot` uses on this processor ("avx2", "sse2" or "portable").
+    static var kernel: String { String(cString: tk_dot_i8_kernel()) }
 
     /// The indices of the `m` highest scores, best first (ties by `keys` when given, else by
     /// index: the order then does not depend on the order the vectors were stored in); all of them

@@ -99,10 +99,6 @@ struct PackView {
     @inline(__always) func scale(_ i: Int) -> Float {
         Float(bitPattern: UInt32(littleEndian: scales.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)))
     }
-
-    @inline(__always) func vector(_ i: Int) -> UnsafeBufferPointer<Int8> {
-        UnsafeBufferPointer(start: vectors.baseAddress?.advanced(by: i * dim).assumingMemoryBound(to: Int8.self), count: dim)
-    }
 }
 
 public enum VectorPacks {
@@ -148,6 +144,8 @@ public enum VectorPacks {
                 }
                 if let score { keys.append(key); scores.append(score) }
             }
+            var dots: [Int32] = []
+            let skip = unpacked, qs = query.scale
             let packs = try Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT count, digests, scales, vectors FROM vector_pack WHERE model = ? AND dim = ?
                 """), arguments: [model, dim])
@@ -160,12 +158,24 @@ public enum VectorPacks {
                             d.withUnsafeBytes { d in s.withUnsafeBytes { s in v.withUnsafeBytes { v in
                                 // A damaged pack is passed over here and rebuilt by the next packing.
                                 guard let pack = PackView(count: count, dim: dim, digests: d, scales: s, vectors: v) else { return }
-                                for i in 0..<count {
-                                    let key = pack.digest(i)
-                                    if !unpacked.isEmpty, unpacked.contains(key) { continue }
-                                    keys.append(key)
-                                    scores.append(Float(VectorMath.dot(q, pack.vector(i))) * pack.scale(i) * query.scale)
+                                // The whole pack's products in one call, then its keys and scores in
+                                // arrays of its own (the captured ones are reached through exclusivity
+                                // checks: once a pack, not once a vector).
+                                if dots.count < count { dots = [Int32](repeating: 0, count: count) }
+                                let (packKeys, packScores) = dots.withUnsafeMutableBufferPointer { out -> ([Int64], [Float]) in
+                                    VectorMath.dots(q, rows: v.bindMemory(to: Int8.self), count: count, into: out)
+                                    var k: [Int64] = [], sc: [Float] = []
+                                    k.reserveCapacity(count); sc.reserveCapacity(count)
+                                    for i in 0..<count {
+                                        let key = pack.digest(i)
+                                        if !skip.isEmpty, skip.contains(key) { continue }
+                                        k.append(key)
+                                        sc.append(Float(out[i]) * pack.scale(i) * qs)
+                                    }
+                                    return (k, sc)
                                 }
+                                keys.append(contentsOf: packKeys)
+                                scores.append(contentsOf: packScores)
                             } } }
                         }
                     }

@@ -1,3 +1,4 @@
+import CVectorMath
 import Foundation
 import GRDB
 import Testing
@@ -191,6 +192,50 @@ import Testing
                 }
             }
         }
+    }
+
+    /// Every kernel this processor has (AVX2, SSE2, the portable loop) gives the same products as a
+    /// plain Swift loop, row by row, for lengths around their widths and the extreme values; and
+    /// `dots` leaves rows it is given no room for alone.
+    @Test func everyKernelAgreesWithAPlainLoop() {
+        var g = SplitMix(seed: 29)
+        #expect(["avx2", "sse2", "portable"].contains(VectorMath.kernel))
+        var ran: Set<String> = []
+        for dim in [1, 15, 16, 17, 31, 32, 33, 48, 64, 255, 256, 384, 1024, 1536] {
+            let count = 13
+            var q = (0..<dim).map { _ in Int8(truncatingIfNeeded: g.next()) }
+            var all = (0..<(dim * count)).map { _ in Int8(truncatingIfNeeded: g.next()) }
+            // The extremes: every product at its largest, of either sign.
+            for j in 0..<dim { all[j] = -128; all[dim + j] = 127 }
+            q[0] = -128
+            let plain = (0..<count).map { i in (0..<dim).reduce(Int32(0)) { $0 + Int32(q[$1]) * Int32(all[i * dim + $1]) } }
+            for kernel in ["avx2", "sse2", "portable"] {
+                var out = [Int32](repeating: 0, count: count)
+                let available = q.withUnsafeBufferPointer { qb in
+                    all.withUnsafeBufferPointer { ab in
+                        out.withUnsafeMutableBufferPointer { ob in
+                            tk_dot_i8_rows_with(kernel, qb.baseAddress!, ab.baseAddress!, count, dim, ob.baseAddress!)
+                        }
+                    }
+                }
+                guard available == 1 else { continue }
+                ran.insert(kernel)
+                #expect(out == plain, "kernel \(kernel), dim \(dim)")
+            }
+            var chosen = [Int32](repeating: 7, count: count + 1)
+            q.withUnsafeBufferPointer { qb in
+                all.withUnsafeBufferPointer { ab in
+                    chosen.withUnsafeMutableBufferPointer { VectorMath.dots(qb, rows: ab, count: count, into: $0) }
+                }
+            }
+            #expect(Array(chosen.prefix(count)) == plain, "dim \(dim)")
+            #expect(chosen[count] == 7)
+        }
+        #expect(ran.contains("portable"))
+        #if arch(x86_64)
+        #expect(ran.contains("sse2"))
+        #endif
+        #expect(ran.contains(VectorMath.kernel))
     }
 
     @Test func equalScoresAreOrderedByKeyWhateverTheStorageOrder() {
