@@ -204,8 +204,8 @@ public final class ValeRegex: @unchecked Sendable {
     static func translate(_ p: String) -> String {
         var s = VB.replaceAll(p, "(?P<", with: "(?<")
         // A literal `[` inside a character class is a nested set in ICU; Go takes it literally.
-        if s.contains("[") { s = escapeNestedBrackets(s) }
-        if s.contains("{") { s = escapeLiteralBraces(s) }
+        if VB.contains(s, byte: 0x5B) { s = escapeNestedBrackets(s) }   // [
+        if VB.contains(s, byte: 0x7B) { s = escapeLiteralBraces(s) }    // {
         return s
     }
 

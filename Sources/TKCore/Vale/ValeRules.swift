@@ -50,7 +50,7 @@ public struct ValeScope: Sendable {
     init(_ values: [String]) {
         options = values.map { v in
             v.split(separator: "&", omittingEmptySubsequences: false).map { part in
-                var s = part.trimmingCharacters(in: .whitespaces)
+                var s = VB.trimmedSpaces(part)
                 var neg = false
                 if s.hasPrefix("~") { s.removeFirst(); neg = true }
                 return Selector(parts: s.split(separator: ".").map(String.init), negated: neg)
@@ -117,7 +117,7 @@ public struct ValeStyles: Sendable {
                     guard let d = try? Data(contentsOf: URL(fileURLWithPath: p)) else { continue }
                     hasher.add(d)
                     for line in String(decoding: d, as: UTF8.self).split(whereSeparator: { $0 == "\n" || $0 == "\r" }) {
-                        let w = line.trimmingCharacters(in: .whitespaces)
+                        let w = VB.trimmedSpaces(line)
                         if w.isEmpty || w.hasPrefix("# ") { continue }
                         if accept { out.acceptedTokens.append(w) } else { out.rejectedTokens.append(w) }
                     }
@@ -321,7 +321,7 @@ public struct ValeStyles: Sendable {
         switch ext {
         case "existence":
             rule.exceptRe = try exceptions(exc, accepted: accepted, vocab: vocab)
-            let tokens = strings(m["tokens"]).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+            let tokens = strings(m["tokens"]).filter { !VB.trimmedSpaces($0).isEmpty }
             let raw = strings(m["raw"]).joined()
             let p = makeRegexp(template: cfg.wordTemplate, noCase: ignorecase, word: !bool(m["nonword"]) && !strings(m["tokens"]).isEmpty,
                                callback: raw, append: bool(m["append"]), tokens: tokens.joined(separator: "|"))
@@ -339,8 +339,9 @@ public struct ValeStyles: Sendable {
             var tokens = ""
             for (term, _) in pairs {
                 var t = term
-                let opens = t.components(separatedBy: "(").count - 1
-                if opens != t.components(separatedBy: "(?").count - 1 + t.components(separatedBy: "\\(").count - 1 {
+                // Vale's `strings.Count`s, on the bytes as Go counts.
+                let b = VB.bytes(t)
+                if VB.count(b, [40]) != VB.count(b, [40, 63]) + VB.count(b, [92, 40]) {
                     t = capOpen.replace(t, template: "(?:")
                 }
                 tokens += "(" + t + ")|"

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import TKCore
 
@@ -23,6 +24,36 @@ import Testing
     @Test func fieldsOfOtherTextSplitAsCharactersDo() {
         for s in ["a\u{00A0}b", "x\u{2003}y z", "\u{0085}é", "a \u{0301}b", "\u{3000}日本\t語"] {
             #expect(VB.fields(Array(s.utf8)) == Self.characterFields(Array(s.utf8)), "\(s.debugDescription)")
+        }
+    }
+
+    /// The rules' trimming of spaces on bytes gives Foundation's `.whitespaces` trimming: ASCII
+    /// (spaces, tabs, every control byte, which it must keep) and text with other spaces (no-break,
+    /// ideographic, zero-width), which goes through Foundation.
+    @Test func spacesAreTrimmedAsFoundationTrimsThem() {
+        var rng = SplitMix(seed: 0x7_51a)
+        let pieces = [" ", "\t", "\n", "\r", "\u{0B}", "\u{0C}", "\u{1F}", "\u{00}", "word", "(?", "\u{00A0}", "\u{3000}",
+                      "\u{200B}", "é", "a b"]
+        for _ in 0..<3000 {
+            var str = ""
+            for _ in 0..<Int.random(in: 0...6, using: &rng) { str += pieces.randomElement(using: &rng) ?? "" }
+            #expect(VB.trimmedSpaces(str) == str.trimmingCharacters(in: .whitespaces), "\(str.debugDescription)")
+            #expect(VB.trimmedSpaces(Substring(str)) == str.trimmingCharacters(in: .whitespaces), "\(str.debugDescription)")
+        }
+    }
+
+    /// Go's `strings.Count`, which the substitution rules count parentheses with: the same as
+    /// `components(separatedBy:)`'s pieces less one, for the rules' ASCII needles.
+    @Test func countsOfParenthesesAreThoseOfTheSplitPieces() {
+        var rng = SplitMix(seed: 0xc0_77)
+        let pieces = ["(", "(?", "\\(", "\\", "?", "a", "é", "((", "(?:", "\\\\("]
+        for _ in 0..<3000 {
+            var str = ""
+            for _ in 0..<Int.random(in: 0...8, using: &rng) { str += pieces.randomElement(using: &rng) ?? "" }
+            for needle in ["(", "(?", "\\("] {
+                #expect(VB.count(VB.bytes(str), VB.bytes(needle)) == str.components(separatedBy: needle).count - 1,
+                        "\(str.debugDescription) \(needle)")
+            }
         }
     }
 
