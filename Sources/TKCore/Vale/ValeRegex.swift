@@ -10,16 +10,24 @@ import Synchronization
 /// Matching needs a matcher, which holds state: the compiled pattern (`prototype`) is never matched
 /// itself, only cloned, and each match borrows a clone from `idle` and gives it back.
 public final class ValeRegex: @unchecked Sendable {
-    // Why unchecked: `prototype` is only read after `init` (`uregex_clone` reads the compiled pattern,
-    // which ICU never changes once compiled; Foundation's CFRegularExpression clones one shared
-    // pattern from several threads the same way), and every clone is used by one caller at a time,
-    // taken from and returned to `idle` under its mutex.
+    // Why unchecked: the compiled patterns are only read once made (`uregex_clone` reads a compiled
+    // pattern, which ICU never changes once compiled; Foundation's CFRegularExpression clones one
+    // shared pattern from several threads the same way) — `factoredPrototype` in `init`, the
+    // plain one in `init` or at its first use under `plain`'s mutex — and every clone is used by
+    // one caller at a time, taken from and returned to `idle` under its mutex.
     public let pattern: String
     /// The pattern as handed to ICU (Go/.NET spellings translated).
     let translated: String
     /// Capture groups in the pattern (group 0, the whole match, not counted).
     let groupCount: Int
-    private let prototype: OpaquePointer
+    /// The pattern compiled as written; for a pattern with a factored form, compiled at its first
+    /// use (only texts the prefilter has not read need it: most checks never do, and compiling a
+    /// long word list was a fifth of a pack's load). `Plain` holds it for the mutex.
+    private let plain: Mutex<Plain>
+    private struct Plain: @unchecked Sendable {
+        // Unchecked: see the class; the pointer is written once, under the mutex.
+        var p: OpaquePointer?
+    }
     private let idle = Mutex<[Matcher]>([])
     /// The same pattern with its long word lists as trees (`ValeAlternation`), matched instead of
     /// `prototype` on texts the prefilter has read (nil when there is no such list). Same matches.
@@ -27,6 +35,8 @@ public final class ValeRegex: @unchecked Sendable {
     private let factoredIdle = Mutex<[Matcher]>([])
     /// Whether the pattern has a factored form (tests).
     var isFactored: Bool { factoredPrototype != nil }
+    /// Whether the pattern as written has been compiled yet (tests).
+    var hasCompiledPlain: Bool { plain.withLock { $0.p != nil } }
     /// The pattern matches runs of word characters, one match a run (`\b(\w+)\b`, `\w+`, as
     /// packs count words in a sentence): on plain prose `count(in:)` counts the runs without ICU.
     let countsWordRuns: Bool
@@ -46,6 +56,18 @@ public final class ValeRegex: @unchecked Sendable {
     public init(_ pattern: String) throws {
         self.pattern = pattern
         let t = Self.translate(pattern)
+        countsWordRuns = Self.isWordRunCount(pattern)
+        var status: TKUErrorCode = 0
+        // A pattern with long word lists compiles as trees first; as written only when a text needs
+        // it. The trees change nothing but runs of plain words (no group, no syntax of their own),
+        // so a pattern whose trees compile compiles as written too, with the same groups.
+        if let f = ValeAlternation.factored(t), let factored = try? Self.open(f) {
+            translated = t
+            factoredPrototype = factored
+            plain = Mutex(Plain(p: nil))
+            groupCount = max(0, Int(swift_uregex_groupCount(factored, &status)))
+            return
+        }
         var compiled: OpaquePointer
         var used = t
         do { compiled = try Self.open(t) } catch {
@@ -54,15 +76,24 @@ public final class ValeRegex: @unchecked Sendable {
             compiled = try Self.open(used)
         }
         translated = used
-        prototype = compiled
+        plain = Mutex(Plain(p: compiled))
         factoredPrototype = ValeAlternation.factored(used).flatMap { try? Self.open($0) }
-        countsWordRuns = Self.isWordRunCount(pattern)
-        var status: TKUErrorCode = 0
         groupCount = max(0, Int(swift_uregex_groupCount(compiled, &status)))
     }
 
+    /// The pattern as written, compiled now if it was left for its first use. Should ICU refuse it
+    /// then (it accepted the same pattern with trees), the trees stand in: the same matches, but on
+    /// a text where a character's case mapping reaches ASCII (see `ValeAlternation`).
+    private var prototype: OpaquePointer? {
+        plain.withLock { plain in
+            if let p = plain.p { return p }
+            plain.p = try? Self.open(translated)
+            return plain.p ?? factoredPrototype
+        }
+    }
+
     deinit {
-        swift_uregex_close(prototype)
+        if let p = plain.withLock({ $0.p }) { swift_uregex_close(p) }
         for m in idle.withLock({ $0 }) { swift_uregex_close(m.p) }
         if let factoredPrototype { swift_uregex_close(factoredPrototype) }
         for m in factoredIdle.withLock({ $0 }) { swift_uregex_close(m.p) }
@@ -103,7 +134,8 @@ public final class ValeRegex: @unchecked Sendable {
         func kept<R>(_ body: (inout [Matcher]) -> R) -> R {
             factored == nil ? idle.withLock { body(&$0) } : factoredIdle.withLock { body(&$0) }
         }
-        let m = kept { $0.popLast()?.p } ?? swift_uregex_clone(factored ?? prototype, &status)
+        guard let source = factored ?? prototype else { return otherwise }
+        let m = kept { $0.popLast()?.p } ?? swift_uregex_clone(source, &status)
         guard let m, status <= 0 else { return otherwise }
         defer { kept { $0.append(Matcher(p: m)) } }
         // An empty buffer has no address; ICU wants one.

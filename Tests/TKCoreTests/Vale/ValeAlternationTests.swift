@@ -31,6 +31,29 @@ import Testing
         #expect(groups == 2)
     }
 
+    /// A pattern with trees is compiled as written only when a text the prefilter has not read
+    /// needs it; its groups are counted the same either way; one ICU refuses stays a compile error.
+    @Test func theListAsWrittenIsCompiledAtItsFirstUse() throws {
+        let long = (0..<ValeAlternation.minimumRun).map { "word\($0)" }.joined(separator: "|")
+        let re = try ValeRegex("(?i)(\\w+) (?:\(long))\\b(?=(x)?)")
+        #expect(re.isFactored && !re.hasCompiledPlain)
+        #expect(re.groupCount == 2)
+        let t = ValeText("The WORD3 and it word11 x")
+        let trees = re.matches(in: t, prefiltered: true).map(\.groups)
+        #expect(trees.count == 2)
+        #expect(re.matches(in: t, startingAt: Array(0..<t.utf16Count)).map(\.groups) == trees)
+        #expect(!re.hasCompiledPlain)
+        #expect(re.matches(in: t).map(\.groups) == trees)
+        #expect(re.hasCompiledPlain)
+        // Without trees the pattern is compiled at once.
+        #expect(try ValeRegex("(?i)\\b(?:a|b)\\b").hasCompiledPlain)
+        // A syntax error outside the list is still one (the trees do not compile either).
+        #expect(throws: ValeRegex.CompileError.self) { try ValeRegex("(?:\(long))[") }
+        // An unbounded lookbehind with a list: bounded as before, then both forms.
+        let behind = try ValeRegex("(?<=a+)(?:\(long))")
+        #expect(behind.isFactored && behind.hasCompiledPlain)
+    }
+
     /// Random lists (shared beginnings, words that begin others, repeats, mixed case) in Vale's
     /// templates, over random texts of those words and others: the factored pattern gives the same
     /// matches and groups as the list, scanned and tried at every place.
