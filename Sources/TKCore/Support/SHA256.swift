@@ -25,25 +25,15 @@ public enum SHA256Digest {
         return Array(bytes).withUnsafeBytes { digest(buffer: $0) }
     }
 
-    /// SHA-256 fetched from libcrypto's provider once. With `EVP_sha256()` OpenSSL 3 fetches the
-    /// algorithm again at every digest, which costs more than hashing a short text (`check` makes
-    /// an id for each of a chapter's thousand findings).
-    struct Fetched: @unchecked Sendable {
-        // @unchecked: an `EVP_MD` once fetched is immutable and may be used from any thread
-        // (OpenSSL's "Threads" documentation); it is never freed, as it lives for the process.
-        let md: OpaquePointer?
-    }
-    static let fetched = Fetched(md: EVP_MD_fetch(nil, "SHA256", nil))
-
     static func digest(buffer: UnsafeRawBufferPointer) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
-        var size: UInt32 = 0
-        // EVP_Digest fails only when libcrypto cannot allocate its context or lacks SHA-256 (a
-        // broken installation): never because of the bytes, so it is a precondition, not an error.
+        // libcrypto's SHA-256 fails only when it is broken (never because of the bytes): a
+        // precondition, not an error (`CCrypto/shim.h` says why not through EVP).
         let ok = out.withUnsafeMutableBufferPointer { o in
-            EVP_Digest(buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), buffer.count, o.baseAddress, &size, fetched.md ?? EVP_sha256(), nil)
+            guard let base = o.baseAddress else { return Int32(0) }
+            return tk_sha256(buffer.baseAddress, buffer.count, base)
         }
-        precondition(ok == 1 && size == 32, "libcrypto cannot compute SHA-256")
+        precondition(ok == 1, "libcrypto cannot compute SHA-256")
         return out
     }
 }
