@@ -138,16 +138,26 @@ public struct BuiltInCatalog: Sendable {
         var problems: [String] = []
         var roles: [Role] = []
         var types: [StoryType] = []
+        // Read from the tree when it is as expected (`CatalogTree`); JSONDecoder otherwise, which
+        // decides and words the error.
         if let bytes = rolesJSON {
-            do { roles = try JSON.decode(RolesFile.self, from: bytes).roles } catch {
-                problems.append("roles.json cannot be read (\(describe(error)))")
+            if let read = CatalogTree.roles(bytes) {
+                roles = read
+            } else {
+                do { roles = try JSON.decode(RolesFile.self, from: bytes).roles } catch {
+                    problems.append("roles.json cannot be read (\(describe(error)))")
+                }
             }
         } else {
             problems.append("roles.json is missing")
         }
         if let bytes = storyTypesJSON {
-            do { types = try JSON.decode(StoryTypesFile.self, from: bytes).storyTypes } catch {
-                problems.append("story_types.json cannot be read (\(describe(error)))")
+            if let read = CatalogTree.storyTypes(bytes) {
+                types = read
+            } else {
+                do { types = try JSON.decode(StoryTypesFile.self, from: bytes).storyTypes } catch {
+                    problems.append("story_types.json cannot be read (\(describe(error)))")
+                }
             }
         } else {
             problems.append("story_types.json is missing")
