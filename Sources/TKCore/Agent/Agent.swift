@@ -13,7 +13,7 @@ public struct AgentOptions: Sendable {
     /// the indexing thread: `run` draws a progress line with it on a terminal.
     public var scanProgress: (@Sendable (PathBytes, ScanProgress.Entry?) -> Void)?
 
-    public init(paths: Paths, explicitProjects: [PathBytes], environment: [String: String] = ProcessInfo.processInfo.environment,
+    public init(paths: Paths, explicitProjects: [PathBytes], environment: [String: String] = ProcessEnvironment.current,
                 scanProgress: (@Sendable (PathBytes, ScanProgress.Entry?) -> Void)? = nil) {
         self.paths = paths
         self.explicitProjects = explicitProjects

@@ -211,7 +211,7 @@ public enum ConfigurationLoader {
     ///   - flags: values given on the command line, as a partial tree.
     static func load(
         paths: Paths, project: PathBytes? = nil,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
+        environment: [String: String] = ProcessEnvironment.current,
         flags: JSONValue = .object([:])
     ) -> LoadedConfiguration {
         var problems: [String] = []

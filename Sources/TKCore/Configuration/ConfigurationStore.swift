@@ -21,7 +21,7 @@ public final class ConfigurationStore: Sendable {
 
     private let cache = Mutex<[PathBytes?: Entry]>([:])
 
-    public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(paths: Paths, environment: [String: String] = ProcessEnvironment.current) {
         self.paths = paths
         self.environment = environment
     }

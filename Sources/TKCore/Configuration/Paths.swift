@@ -19,7 +19,7 @@ public struct Paths: Sendable {
     }
 
     /// Resolves the paths from an environment (defaults to the process environment).
-    public static func resolve(environment env: [String: String] = ProcessInfo.processInfo.environment) -> Paths {
+    public static func resolve(environment env: [String: String] = ProcessEnvironment.current) -> Paths {
         let home = env["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
         func nonEmpty(_ k: String) -> String? { env[k].flatMap { $0.isEmpty ? nil : $0 } }
         let configHome = nonEmpty("XDG_CONFIG_HOME") ?? home + "/.config"

@@ -20,7 +20,7 @@ public struct SecretsStore: Sendable {
     let environment: [String: String]
 
     public init(paths: Paths) {
-        self.init(paths: paths, environment: ProcessInfo.processInfo.environment)
+        self.init(paths: paths, environment: ProcessEnvironment.current)
     }
 
     public init(paths: Paths, environment: [String: String]) {

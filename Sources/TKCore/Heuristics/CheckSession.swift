@@ -15,7 +15,7 @@ public struct CheckSession {
     /// The watched projects of the user config (a document below one belongs to it).
     private let knownRoots: [PathBytes]
 
-    public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public init(paths: Paths, environment: [String: String] = ProcessEnvironment.current,
                 storyTypeOverride: String? = nil) {
         self.paths = paths; self.environment = environment; self.storyTypeOverride = storyTypeOverride
         self.resolver = DocumentResolver(paths: paths, environment: environment)

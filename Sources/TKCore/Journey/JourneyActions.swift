@@ -61,7 +61,7 @@ public struct JourneyActions: Sendable {
     public let resolver: DocumentResolver
 
     public init(paths: Paths, database: AppDatabase?, sidecars: SidecarStore? = nil, catalog: AdvisorCatalog? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment,
+                environment: [String: String] = ProcessEnvironment.current,
                 observers: DocumentObservers = DocumentObservers()) {
         self.paths = paths
         let sidecars = sidecars ?? .shared(paths: paths)

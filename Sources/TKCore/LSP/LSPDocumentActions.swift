@@ -16,7 +16,7 @@ public struct LSPDocumentActions: Sendable {
     public let resolver: DocumentResolver
     private let recent = RecentProjectInputs()
 
-    public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(paths: Paths, environment: [String: String] = ProcessEnvironment.current) {
         self.paths = paths
         self.environment = environment
         catalog = AdvisorCatalog.load(paths: paths)

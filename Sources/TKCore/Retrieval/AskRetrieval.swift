@@ -26,7 +26,7 @@ public enum AskRetrieval {
     public static func retrieve(_ question: String, database: AppDatabase, configuration: Configuration,
                                 scope: RetrievalScope, limit: Int, mode: Mode = .hybrid,
                                 allowRemote: Bool = true,
-                                environment: [String: String] = ProcessInfo.processInfo.environment,
+                                environment: [String: String] = ProcessEnvironment.current,
                                 provider: Task<EmbeddingClientFactory.Outcome, Never>? = nil) async throws -> RetrievalOutcome {
         let retriever = HybridRetriever(database: database)
         let t0 = DispatchTime.now().uptimeNanoseconds

@@ -186,7 +186,7 @@ public enum EmbeddingClientFactory {
     /// - Parameter forQuestions: the client embeds questions only (`ask`, `search`): the model's
     ///   context, which only decides how passages are cut, is not asked of the server (one request
     ///   less before every question).
-    public static func make(configuration c: Configuration, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public static func make(configuration c: Configuration, environment: [String: String] = ProcessEnvironment.current,
                             transport: any HTTPTransport = CurlTransport(), forQuestions: Bool = false,
                             logger: Logger = Logger(label: "tk-agent.embeddings")) async -> Outcome {
         let e = c.embeddings

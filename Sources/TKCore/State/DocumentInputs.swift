@@ -111,7 +111,7 @@ public final class DocumentResolver: Sendable {
     private let catalogDigest: String
     private let engines = EngineCache()
 
-    public init(paths: Paths, environment: [String: String] = ProcessInfo.processInfo.environment,
+    public init(paths: Paths, environment: [String: String] = ProcessEnvironment.current,
                 catalog: AdvisorCatalog? = nil, configurations: ConfigurationStore? = nil) {
         self.paths = paths
         self.environment = environment

@@ -179,7 +179,7 @@ public enum FileSystem {
     /// The absolute, lexically normalised form of a user-given path (no symlinks resolved).
     /// One rule with the quick search path (`QuickSearch.absolute`), which has no Foundation.
     public static func absolute(_ path: String, cwd: String = FileManager.default.currentDirectoryPath) -> PathBytes {
-        PathBytes(QuickSearch.absolute(path, cwd: cwd, home: ProcessInfo.processInfo.environment["HOME"]))
+        PathBytes(QuickSearch.absolute(path, cwd: cwd, home: ProcessEnvironment.current["HOME"]))
     }
 }
 

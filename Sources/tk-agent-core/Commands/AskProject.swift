@@ -73,7 +73,7 @@ struct AskProjectOptions: ParsableArguments {
         let config = loaded.config
         clock.mark("configuration")
         // The embedding provider is looked for (Ollama: one request) while the database is checked.
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current
         let provider = Task { await EmbeddingClientFactory.make(configuration: config, environment: environment, forQuestions: true) }
         // Documents without passages (a large first index leaves them for later; the running agent
         // writes them after its scan) get them now.

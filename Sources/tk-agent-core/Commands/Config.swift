@@ -23,7 +23,7 @@ extension TKAgent {
 
         /// Where each provider's API key would come from: (dotted key, masked value, source).
         static func apiKeys(config: TKCore.Configuration, paths: Paths) -> [(String, String?, String)] {
-            let env = ProcessInfo.processInfo.environment
+            let env = ProcessEnvironment.current
             let store = SecretsStore(paths: paths)
             var out: [(String, String?, String)] = []
             for p in secretProviders {
@@ -75,7 +75,7 @@ extension TKAgent {
                 var logger = Logger(label: "tk-agent")
                 logger.logLevel = .error
                 let status = await ProviderFactory.status(configuration: loaded.config,
-                                                          environment: ProcessInfo.processInfo.environment,
+                                                          environment: ProcessEnvironment.current,
                                                           paths: paths, logger: logger)
                 if output.json {
                     let value: JSONValue = .object([

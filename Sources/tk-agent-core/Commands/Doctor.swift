@@ -13,7 +13,7 @@ extension TKAgent {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
+            let env = ProcessEnvironment.current
             var logger = Logger(label: "tk-agent")
             logger.logLevel = .critical
             let report = await TKCore.Doctor.run(paths: Paths.resolve(environment: env), environment: env, logger: logger)

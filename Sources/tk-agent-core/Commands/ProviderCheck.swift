@@ -36,7 +36,7 @@ extension TKAgent {
         @OptionGroup var output: OutputOptions
 
         func run() async throws {
-            let env = ProcessInfo.processInfo.environment
+            let env = ProcessEnvironment.current
             let paths = Paths.resolve(environment: env)
             let cwd = FileSystem.absolute(FileManager.default.currentDirectoryPath)
             let loaded = ConfigurationStore(paths: paths, environment: env).load(project: CheckSession.projectRoot(startingAt: cwd))

@@ -31,7 +31,7 @@ extension TKAgent {
 
         func run() async throws {
             let paths = Paths.resolve()
-            let environment = ProcessInfo.processInfo.environment
+            let environment = ProcessEnvironment.current
             let (project, rel) = try locate(paths: paths)
             let catalog = AdvisorCatalog.load(paths: paths)
             let advisorList = try parseAdvisors(catalog: catalog)

@@ -20,7 +20,7 @@ extension TKAgent {
                 let loaded = ConfigurationStore(paths: paths).user()
                 let db = try? AppDatabase.open(paths: paths)
                 var offline = StatusReporter.offline(paths: paths, loaded: loaded, database: db)
-                let p = await ProviderFactory.status(configuration: loaded.config, environment: ProcessInfo.processInfo.environment,
+                let p = await ProviderFactory.status(configuration: loaded.config, environment: ProcessEnvironment.current,
                                                      paths: paths, logger: Logger(label: "tk-agent"))
                 offline.provider = .init(name: p.name, model: p.model, available: p.available, reason: p.reason)
                 snapshot = offline

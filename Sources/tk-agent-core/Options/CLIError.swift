@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TKCore
 
 /// A failure the user can act on: printed as one line on stderr, exit status 1.
 struct CLIError: Error, CustomStringConvertible {
@@ -15,5 +16,5 @@ func printError(_ line: String) {
 
 /// Whether standard output is a terminal and colour is allowed (`NO_COLOR` unset).
 var stdoutIsColorTerminal: Bool {
-    isatty(STDOUT_FILENO) != 0 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    isatty(STDOUT_FILENO) != 0 && (ProcessEnvironment.current["NO_COLOR"] ?? "").isEmpty
 }

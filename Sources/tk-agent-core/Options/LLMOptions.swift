@@ -43,7 +43,7 @@ struct LLMOptions: ParsableArguments {
 
     /// The provider to use, or why there is none.
     func providerResult(configuration: Configuration) async throws -> Result<any LLMProvider, LLMProviderError> {
-        let env = ProcessInfo.processInfo.environment
+        let env = ProcessEnvironment.current
         var logger = Logger(label: "tk-agent")
         logger.logLevel = verbose ? .info : .error
         do throws(LLMProviderError) {

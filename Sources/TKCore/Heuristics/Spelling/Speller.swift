@@ -224,7 +224,7 @@ public final class Speller: Sendable {
     private static let registry = Mutex<[String: Result<Speller, SpellerProblem>]>([:])
 
     /// The shared speller of a language (loaded once per process), or why there is none.
-    public static func named(_ lang: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+    public static func named(_ lang: String, environment: [String: String] = ProcessEnvironment.current)
         -> Result<Speller, SpellerProblem> {
         let name = normalize(lang)
         if let hit = registry.withLock({ $0[name] }) { return hit }
