@@ -9,27 +9,20 @@
 /// and words the error. `CatalogTreeTests` compares the two on the built-in files and on variants.
 enum CatalogTree {
     /// `{"roles": [Role]}`, or nil.
-    static func roles(_ bytes: [UInt8]) -> [Role]? {
-        guard let top = try? JSONSyntax.value(bytes), case .object(let o) = top, case .array(let list)? = o["roles"] else { return nil }
-        var out: [Role] = []
-        out.reserveCapacity(list.count)
-        for v in list {
-            guard case .object(let r) = v, let role = role(Fields(r)) else { return nil }
-            out.append(role)
-        }
-        return out
-    }
+    static func roles(_ bytes: [UInt8]) -> [Role]? { list(bytes, key: "roles", read: role) }
 
     /// `{"story_types": [StoryType]}`, or nil.
-    static func storyTypes(_ bytes: [UInt8]) -> [StoryType]? {
-        guard let top = try? JSONSyntax.value(bytes), case .object(let o) = top, case .array(let list)? = o["story_types"] else {
-            return nil
-        }
-        var out: [StoryType] = []
-        out.reserveCapacity(list.count)
-        for v in list {
-            guard case .object(let t) = v, let type = storyType(Fields(t)) else { return nil }
-            out.append(type)
+    static func storyTypes(_ bytes: [UInt8]) -> [StoryType]? { list(bytes, key: "story_types", read: storyType) }
+
+    /// The objects of the array under `key` of the top-level object, each read by `read`; nil when
+    /// any of it is not as expected.
+    static func list<T>(_ bytes: [UInt8], key: String, read: (Fields) -> T?) -> [T]? {
+        guard let top = try? JSONSyntax.value(bytes), case .object(let o) = top, case .array(let items)? = o[key] else { return nil }
+        var out: [T] = []
+        out.reserveCapacity(items.count)
+        for v in items {
+            guard case .object(let fields) = v, let item = read(Fields(fields)) else { return nil }
+            out.append(item)
         }
         return out
     }

@@ -44,13 +44,7 @@ import Testing
             #"{"id": "a", "name": "A", "focus_areas": [], "quick_tips": [{"phrase": "p", "category": "weasel"}]}"#,
             #"{"id": "a", "name": "A", "focus_areas": [], "quick_tips": {"phrase": "p"}}"#,
         ]
-        for r in roles {
-            let text = #"{"roles": [\#(r)]}"#
-            let mine = CatalogTree.roles(Array(text.utf8))
-            let theirs = Self.decoded(RolesFile.self, text)?.roles
-            #expect(mine == nil || mine == theirs, "\(r)")
-            if theirs == nil { #expect(mine == nil, "\(r)") }
-        }
+        Self.compare(roles, wrap: { #"{"roles": [\#($0)]}"# }, mine: CatalogTree.roles, theirs: { Self.decoded(RolesFile.self, $0)?.roles })
         let types = [
             #"{"id": "t", "name": "T", "default_advisors": ["a"]}"#,
             #"{"id": "t", "name": "T", "default_advisors": [], "thresholds": {"max_sentence_words": 25}}"#,
@@ -65,16 +59,23 @@ import Testing
             #"{"id": "t", "name": "T", "default_advisors": [], "review_focus": {"early": "e", "late": "l"}}"#,
             #"{"id": "t", "name": "T", "default_advisors": [], "genre_context": 3}"#,
         ]
-        for t in types {
-            let text = #"{"story_types": [\#(t)]}"#
-            let mine = CatalogTree.storyTypes(Array(text.utf8))
-            let theirs = Self.decoded(StoryTypesFile.self, text)?.storyTypes
-            #expect(mine == nil || mine == theirs, "\(t)")
-            if theirs == nil { #expect(mine == nil, "\(t)") }
-        }
+        Self.compare(types, wrap: { #"{"story_types": [\#($0)]}"# }, mine: CatalogTree.storyTypes,
+                     theirs: { Self.decoded(StoryTypesFile.self, $0)?.storyTypes })
         // Not the files' shape at all, and not JSON.
         #expect(CatalogTree.roles(Array(#"{"roles": {}}"#.utf8)) == nil)
         #expect(CatalogTree.storyTypes(Array("[".utf8)) == nil)
+    }
+
+    /// Each variant in its file: the tree reader reads what `JSONDecoder` reads or declines, and
+    /// declines what it refuses.
+    static func compare<T: Equatable>(_ variants: [String], wrap: (String) -> String, mine: ([UInt8]) -> T?,
+                                      theirs: (String) -> T?) {
+        for v in variants {
+            let text = wrap(v)
+            let a = mine(Array(text.utf8)), b = theirs(text)
+            #expect(a == nil || a == b, "\(v)")
+            if b == nil { #expect(a == nil, "\(v)") }
+        }
     }
 
     /// A file the tree reader declines still loads through JSONDecoder, with its error line.
