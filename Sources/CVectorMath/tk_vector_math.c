@@ -77,8 +77,8 @@ static int have_avx2(void) {
 
 typedef int32_t (*dot_fn)(const int8_t *, const int8_t *, size_t);
 
-/* Chosen at the first call. Several threads may race to choose: each writes the same answer, and a
-   pointer-sized aligned store is atomic on every processor this builds for. */
+/* Chosen at the first call. Several threads may race to choose: each finds the same answer and
+   stores it atomically, so every reader sees either none yet (and chooses too) or that one. */
 static dot_fn chosen = 0;
 
 static dot_fn choose(void) {

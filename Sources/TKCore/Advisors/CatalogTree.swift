@@ -102,8 +102,9 @@ enum CatalogTree {
             }
         }
 
-        /// An optional array of objects, each read by `read`; nil when absent or null.
-        mutating func optionalObjects<T>(_ k: String, _ read: (inout Fields) -> T) -> [T]? {
+        /// An optional array of objects, each read by `read` (nil from it: not as expected); nil
+        /// when absent or null.
+        mutating func optionalObjects<T>(_ k: String, _ read: (inout Fields) -> T?) -> [T]? {
             switch o[k] {
             case nil, .null?: return nil
             case .array(let a)?:
@@ -112,8 +113,8 @@ enum CatalogTree {
                 for v in a {
                     guard case .object(let inner) = v else { failed = true; return nil }
                     var f = Fields(inner)
-                    out.append(read(&f))
-                    if f.failed { failed = true; return nil }
+                    guard let item = read(&f), !f.failed else { failed = true; return nil }
+                    out.append(item)
                 }
                 return out
             default: failed = true; return nil
@@ -131,23 +132,17 @@ enum CatalogTree {
         let focusAreas = f.strings("focus_areas")
         let voice = f.optionalString("voice_and_tone") ?? ""
         let guidelines = f.optionalStrings("guidelines") ?? []
-        let tips = f.optionalObjects("quick_tips") { t -> QuickTip? in
+        let quickTips = f.optionalObjects("quick_tips") { t -> QuickTip? in
             let phrase = t.string("phrase"), message = t.string("message")
             let category = FindingCategory(rawValue: t.string("category"))
-            if category == nil { t.failed = true }
             let replacement = t.optionalString("replacement")
             return category.map { QuickTip(phrase: phrase, message: message, category: $0, replacement: replacement) }
-        }
+        } ?? []
         let keywords = f.optionalStrings("keywords") ?? []
         let good = f.optionalStrings("good_examples") ?? []
         let bad = f.optionalStrings("bad_examples") ?? []
         let custom = f.optionalBool("custom") ?? false
         guard !f.failed else { return nil }
-        var quickTips: [QuickTip] = []
-        for t in tips ?? [] {
-            guard let t else { return nil }
-            quickTips.append(t)
-        }
         return Role(id: id, name: name, description: description, expertise: expertise, focusAreas: focusAreas,
                     voiceAndTone: voice, guidelines: guidelines, quickTips: quickTips, keywords: keywords,
                     perspective: perspective, goodExamples: good, badExamples: bad, custom: custom)

@@ -27,6 +27,8 @@ public final class ValeRegex: @unchecked Sendable {
     private struct Plain: @unchecked Sendable {
         // Unchecked: see the class; the pointer is written once, under the mutex.
         var p: OpaquePointer?
+        /// The first use tried to compile it (a refusal is not tried again at every match).
+        var tried = false
     }
     private let idle = Mutex<[Matcher]>([])
     /// The same pattern with its long word lists as trees (`ValeAlternation`), matched instead of
@@ -86,8 +88,10 @@ public final class ValeRegex: @unchecked Sendable {
     /// a text where a character's case mapping reaches ASCII (see `ValeAlternation`).
     private var prototype: OpaquePointer? {
         plain.withLock { plain in
-            if let p = plain.p { return p }
-            plain.p = try? Self.open(translated)
+            if !plain.tried {
+                plain.tried = true
+                if plain.p == nil { plain.p = try? Self.open(translated) }
+            }
             return plain.p ?? factoredPrototype
         }
     }
